@@ -1,0 +1,27 @@
+"""The game of SET without images: cards, sets, claims and the dealer's rules."""
+
+from solver.cards import ATTRIBUTES, VALUES, Card, parse_card, parse_cards
+from solver.errors import CardParseError, SetvisionError
+from solver.sets import AttributeCheck, ClaimCheck, explain, find_sets, is_set, third_card
+from solver.variants import BEGINNER, STANDARD, VARIANTS, Variant, get_variant
+
+__all__ = [
+    "ATTRIBUTES",
+    "BEGINNER",
+    "STANDARD",
+    "VALUES",
+    "VARIANTS",
+    "AttributeCheck",
+    "Card",
+    "CardParseError",
+    "ClaimCheck",
+    "SetvisionError",
+    "Variant",
+    "explain",
+    "find_sets",
+    "get_variant",
+    "is_set",
+    "parse_card",
+    "parse_cards",
+    "third_card",
+]

@@ -1,0 +1,1 @@
+"""Shared fixtures: real photos from ../shared/data are decoded once per session."""
