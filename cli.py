@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
 from solver import SetvisionError, explain, find_sets, get_variant, parse_card, parse_cards
 from solver.cards import Card
+from solver.errors import CardParseError
 from solver.odds import simulate
 from solver.rules import dealer_advice
 from solver.variants import VARIANTS, Variant
@@ -87,7 +89,18 @@ def _print_claim(check) -> None:
         print(f"  {'ok  ' if attribute.passes else 'FAIL'} {attribute}")
 
 
+def _looks_like_card(text: str) -> bool:
+    try:
+        parse_card(text)
+    except CardParseError:
+        return False
+    return True
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    first = args.items[0]
+    if not _looks_like_card(first) and (os.path.exists(first) or "." in os.path.basename(first)):
+        return _check_image(args)
     if len(args.items) != 3:
         raise SetvisionError(
             "check takes three cards (e.g. 1-red-solid-oval 2-green-open-diamond "
@@ -124,7 +137,267 @@ def cmd_odds(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ---------------------------------------------------------------- photo commands
+
+
+def expand_paths(paths: Sequence[str]) -> list[str]:
+    """Files as given; folders become their image files in sorted order."""
+    from vision.image import IMAGE_SUFFIXES
+
+    expanded = []
+    for path in paths:
+        if os.path.isdir(path):
+            names = sorted(n for n in os.listdir(path) if n.lower().endswith(IMAGE_SUFFIXES))
+            if not names:
+                raise SetvisionError(
+                    f"{path}: folder holds no images ({', '.join(IMAGE_SUFFIXES)})"
+                )
+            expanded.extend(os.path.join(path, n) for n in names)
+        else:
+            expanded.append(path)
+    return expanded
+
+
+class Progress:
+    """A one-line progress bar on stderr, only when stderr is a terminal and there is work."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.enabled = total > 1 and sys.stderr.isatty()
+        self.done = 0
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        if self.enabled:
+            filled = round(30 * self.done / self.total)
+            sys.stderr.write(
+                f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} "
+                f"{os.path.basename(label)[:40]:<40}"
+            )
+            if self.done == self.total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _reader(args: argparse.Namespace):
+    from calibration.profiles import reader_for
+
+    return reader_for(
+        getattr(args, "profile", None),
+        getattr(args, "model", None),
+        auto=not getattr(args, "no_auto_calibration", False),
+    )
+
+
+def _annotated_path(out_dir: str, source: str) -> str:
+    stem = os.path.splitext(os.path.basename(source))[0]
+    return os.path.join(out_dir, f"{stem}.annotated.jpg")
+
+
+def _print_layout(record: dict, annotated: str | None) -> None:
+    cards, sets = record["cards"], record["sets"]
+    print(f"{record['source']}: {len(cards)} cards, {len(sets)} set{'s' if len(sets) != 1 else ''}")
+    uncertain = {u["id"] for u in record["uncertain"]}
+    for card in cards:
+        mark = "  ?" if card["id"] in uncertain else ""
+        print(f"  {card['id']:>2}  {card['text']:<26} {card['confidence']:>5.0%}{mark}")
+    for found in sets[:12]:
+        print("  set: " + " ".join(str(i) for i in found))
+    if len(sets) > 12:
+        print(f"  ... and {len(sets) - 12} more sets (--json lists them all)")
+    for ignored in record["ignored"]:
+        print(f"  ignored one outline: {ignored['reason']}")
+    print(f"  {record['message']}")
+    if annotated:
+        print(f"  annotated: {annotated}")
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.contract import error_record, layout_record
+    from vision.image import load
+    from vision.overlay import Annotator
+
+    paths = expand_paths(args.paths)
+    reader = _reader(args)
+    annotator = Annotator(reveal=args.reveal)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+    failures = 0
+    progress = Progress(len(paths))
+    for path in paths:
+        try:
+            photo = load(path)
+            layout = reader.read_photo(photo)
+        except SetvisionError as error:
+            failures += 1
+            message = str(error) if str(error).startswith(path) else f"{path}: {error}"
+            print(f"setvision: error: {message}", file=sys.stderr)
+            if args.json:
+                print(json.dumps(error_record(path, message)), flush=True)
+            progress.step(path)
+            continue
+        record = layout_record(layout, path, args.reveal)
+        annotated = None
+        if args.out:
+            annotated = _annotated_path(args.out, path)
+            picture = annotator.annotate(photo.image, layout.scaled(1 / photo.scale))
+            if not cv2.imwrite(annotated, picture):
+                raise SetvisionError(f"{annotated}: cannot write the annotated image")
+            record["annotated"] = annotated
+        if args.json:
+            print(json.dumps(record), flush=True)
+        else:
+            _print_layout(record, annotated)
+        progress.step(path)
+    return EXIT_BAD_INPUT if failures else EXIT_OK
+
+
+def _check_image(args: argparse.Namespace) -> int:
+    from vision.image import load
+
+    path, *ids = args.items
+    if len(ids) != 3:
+        raise SetvisionError("check IMAGE takes three card numbers, e.g. check photo.jpg 2 7 12")
+    try:
+        numbers = [int(i) for i in ids]
+    except ValueError:
+        raise SetvisionError(f"card numbers must be whole numbers, got {' '.join(ids)}") from None
+    layout = _reader(args).read_photo(load(path))
+    n = len(layout.cards)
+    if n == 0:
+        raise SetvisionError(f"{path}: no cards found")
+    bad = [i for i in numbers if not 1 <= i <= n]
+    if bad:
+        raise SetvisionError(f"{path}: there are cards 1 to {n}; no card {bad[0]}")
+    if len(set(numbers)) != 3:
+        raise SetvisionError("name three different cards")
+    from vision.layout import describe_card_doubt
+
+    readings = [layout.cards[i - 1] for i in numbers]
+    for number, reading in zip(numbers, readings):
+        note = "" if reading.confident else f"   not sure: {describe_card_doubt(layout, number)}"
+        print(f"  card {number}: {reading.card}{note}")
+    check = explain(*(r.card for r in readings))
+    _print_claim(check)
+    if not all(r.confident for r in readings):
+        print("  (a card above was not read confidently: look at it before deciding)")
+    return EXIT_OK if check.valid else EXIT_NO
+
+
+# ---------------------------------------------------------------- models and measurement
+
+
+def _data_dir(args: argparse.Namespace):
+    from pathlib import Path
+
+    from vision.dataset import default_data_dir
+
+    return Path(args.data) if getattr(args, "data", None) else default_data_dir()
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vision.classify import DEFAULT_MODEL
+    from vision.dataset import load_boards
+    from vision.training import board_samples, crop_samples, fit_models
+
+    data = _data_dir(args)
+    samples = crop_samples(data, args.jobs)
+    if not args.crops_only:
+        samples += board_samples(load_boards(data_dir=data, include_samples=False), args.jobs)
+    models = fit_models(samples)
+    out = (
+        Path(args.out)
+        if args.out
+        else Path(__file__).resolve().parent / "vision" / "models" / DEFAULT_MODEL
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(models.to_json())
+    info = models.trained_on
+    print(
+        f"fitted on {info['samples']} cards ({info['crops']} crops, "
+        f"{info['board_cards']} on boards) from {len(info['sources'])} sources"
+    )
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
+    return EXIT_OK
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vision.dataset import load_boards
+    from vision.evaluate import evaluate, format_table, summarise
+
+    data = _data_dir(args)
+    files = [Path(f) for f in args.labels] if args.labels else None
+    boards = load_boards(files, data_dir=data, include_samples=not args.labels)
+    if not args.noisy:
+        boards = [b for b in boards if b.kind != "noisy"]
+    if args.source:
+        boards = [b for b in boards if any(s.lower() in b.source.lower() for s in args.source)]
+    if not boards:
+        raise SetvisionError("no labelled boards to measure")
+    if args.loso:
+        from vision.classify import AttributeModels
+        from vision.training import board_samples, crop_samples, fit_models
+
+        crops = crop_samples(data, args.jobs)
+        on_boards = board_samples(load_boards(data_dir=data, include_samples=False), args.jobs)
+        results = []
+        for source in sorted({b.source for b in boards}):
+            held_out = source.replace(" (sample)", "")
+            train = [s for s in crops + on_boards if s.source != held_out]
+            models: AttributeModels = fit_models(train)
+            reader = _with_models(args, models)
+            subset = [b for b in boards if b.source == source]
+            progress = Progress(len(subset))
+            results += evaluate(subset, reader.read_photo, progress.step)
+        print("leave-one-source-out: each source read by models fitted without it")
+    else:
+        reader = _reader(args)
+        progress = Progress(len(boards))
+        results = evaluate(boards, reader.read_photo, progress.step)
+    print(format_table(summarise(results)))
+    failures = [r for r in results if r.error]
+    for r in failures:
+        print(f"error on {r.file}: {r.error}", file=sys.stderr)
+    if args.details:
+        for r in results:
+            if not r.board_right:
+                print(
+                    f"{r.file}: found {r.found}/{r.labelled}, exact {r.exact}, "
+                    f"false {r.false_detections}, verdict {r.verdict}{' FALSE NO SET' if r.false_no_set else ''}"
+                )
+    return EXIT_OK
+
+
+def _with_models(args: argparse.Namespace, models):
+    from calibration.profiles import reader_for
+
+    return reader_for(
+        getattr(args, "profile", None),
+        models=models,
+        auto=not getattr(args, "no_auto_calibration", False),
+    )
+
+
 # ---------------------------------------------------------------- parser and entry point
+
+
+REVEALS = ("all", "one", "count", "none")
+
+
+def _add_reading_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", metavar="NAME", help="calibration profile (see `profiles`)")
+    parser.add_argument("--model", metavar="PATH", help="a model file other than the shipped one")
+    parser.add_argument(
+        "--no-auto-calibration",
+        action="store_true",
+        help="do not adapt colours and fills to each photo",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -141,9 +414,47 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--variant", default="standard", choices=sorted(VARIANTS))
     solve.set_defaults(handler=cmd_solve)
 
-    check = sub.add_parser("check", help="is a claimed set valid? (three cards as text)")
-    check.add_argument("items", nargs="+", metavar="CARD")
+    check = sub.add_parser(
+        "check",
+        help="is a claimed set valid? three cards as text, or IMAGE and three card numbers",
+    )
+    check.add_argument("items", nargs="+", metavar="CARD_OR_IMAGE")
+    _add_reading_options(check)
     check.set_defaults(handler=cmd_check)
+
+    detect = sub.add_parser("detect", help="find every card and set on photos")
+    detect.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders")
+    detect.add_argument("--out", metavar="DIR", help="write annotated images here")
+    detect.add_argument("--json", action="store_true", help="JSON Lines (shared/contract)")
+    detect.add_argument("--reveal", choices=REVEALS, default="all", help="how much to show")
+    _add_reading_options(detect)
+    detect.set_defaults(handler=cmd_detect)
+
+    train = sub.add_parser("train", help="fit the attribute models from shared/data")
+    train.add_argument("--data", metavar="DIR", help="the data folder (default ../shared/data)")
+    train.add_argument(
+        "--out", metavar="PATH", help="model file to write (default: the shipped one)"
+    )
+    train.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    train.add_argument("--crops-only", action="store_true", help="leave board photos out")
+    train.set_defaults(handler=cmd_train)
+
+    evaluation = sub.add_parser("eval", help="measure accuracy on labelled photos")
+    evaluation.add_argument("labels", nargs="*", metavar="LABELS.jsonl")
+    evaluation.add_argument(
+        "--data", metavar="DIR", help="the data folder (default ../shared/data)"
+    )
+    evaluation.add_argument("--source", action="append", help="only sources containing this text")
+    evaluation.add_argument("--noisy", action="store_true", help="include unchecked noisy labels")
+    evaluation.add_argument(
+        "--loso",
+        action="store_true",
+        help="leave-one-source-out: read each source with models fitted without it",
+    )
+    evaluation.add_argument("--details", action="store_true", help="list the boards not read right")
+    evaluation.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    _add_reading_options(evaluation)
+    evaluation.set_defaults(handler=cmd_eval)
 
     odds = sub.add_parser("odds", help="how often a random layout holds no set")
     odds.add_argument("--cards", type=int, default=12)

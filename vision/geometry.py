@@ -1,0 +1,57 @@
+"""Small geometric helpers on quadrilaterals: (4, 2) float32 arrays of x, y corners."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def order_corners(corners: np.ndarray) -> np.ndarray:
+    """Clockwise (on screen, y down) starting from the corner nearest the top-left."""
+    corners = np.asarray(corners, dtype=np.float32).reshape(4, 2)
+    centre = corners.mean(axis=0)
+    angles = np.arctan2(corners[:, 1] - centre[1], corners[:, 0] - centre[0])
+    corners = corners[np.argsort(angles)]
+    return np.roll(corners, -int(np.argmin(corners.sum(axis=1))), axis=0)
+
+
+def side_lengths(corners: np.ndarray) -> np.ndarray:
+    """Lengths of the sides 0-1, 1-2, 2-3, 3-0."""
+    return np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+
+
+def aspect_ratio(corners: np.ndarray) -> float:
+    """Long over short side, each averaged over its opposite pair (1 for a square)."""
+    sides = side_lengths(corners)
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    return float(max(a, b) / max(1e-6, min(a, b)))
+
+
+def interior_angles(corners: np.ndarray) -> np.ndarray:
+    """The four interior angles in degrees."""
+    before = np.roll(corners, 1, axis=0) - corners
+    after = np.roll(corners, -1, axis=0) - corners
+    cosines = (before * after).sum(axis=1) / (
+        np.linalg.norm(before, axis=1) * np.linalg.norm(after, axis=1) + 1e-9
+    )
+    return np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0)))
+
+
+def polygon_area(corners: np.ndarray) -> float:
+    x, y = corners[:, 0], corners[:, 1]
+    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
+
+
+def long_side_first(corners: np.ndarray) -> np.ndarray:
+    """Roll the corners so the side 0-1 is a long side (for a landscape rectification)."""
+    sides = side_lengths(corners)
+    return corners if sides[0] + sides[2] >= sides[1] + sides[3] else np.roll(corners, -1, axis=0)
+
+
+def contains_point(corners: np.ndarray, point: tuple[float, float]) -> bool:
+    """Whether a convex quadrilateral contains a point (edges included)."""
+    x, y = point
+    signs = []
+    for (x0, y0), (x1, y1) in zip(corners, np.roll(corners, -1, axis=0)):
+        signs.append((x1 - x0) * (y - y0) - (y1 - y0) * (x - x0))
+    signs = np.array(signs)
+    return bool((signs >= 0).all() or (signs <= 0).all())

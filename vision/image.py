@@ -1,0 +1,199 @@
+"""Reading and validating images, in one place.
+
+Every photo enters through here: the file is checked (exists, not empty, complete), decoded
+with its EXIF orientation applied, converted to 8-bit BGR, and large photos are decoded at a
+reduced size for speed while ``scale`` keeps the mapping back to the original pixels.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.errors import ImageError
+
+#: Larger photos are refused: decoding them would take gigabytes of memory.
+MAX_PIXELS = 120_000_000
+#: Photos are decoded at 1/2, 1/4 or 1/8 while the long side stays at least this long.
+DECODE_LONG_SIDE = 1600
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+
+cv2.utils.logging.setLogLevel(
+    cv2.utils.logging.LOG_LEVEL_ERROR
+)  # errors only: libjpeg's warnings would reach the user's terminal
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A decoded photo: ``image`` is (H, W, 3) uint8 BGR, ``scale`` maps it to original pixels.
+
+    ``size`` is the original (width, height) after EXIF orientation: a pixel (x, y) of
+    ``image`` lies at (x * scale, y * scale) in the original photo.
+    """
+
+    source: str
+    image: np.ndarray
+    size: tuple[int, int]
+    scale: float
+
+
+def as_bgr(image: np.ndarray, name: str = "image") -> np.ndarray:
+    """Check an array and return it as (H, W, 3) uint8 BGR; refuse what cannot hold colour."""
+    if not isinstance(image, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array, got {type(image).__name__}")
+    if image.size == 0:
+        raise ImageError(f"{name} is empty")
+    if image.ndim == 2 or (image.ndim == 3 and image.shape[2] == 1):
+        raise ImageError(f"{name} is greyscale: colours cannot be read, use a colour photo")
+    if image.ndim != 3 or image.shape[2] not in (3, 4):
+        raise ImageError(f"{name} must have shape (H, W, 3), got {image.shape}")
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)
+    elif image.dtype in (np.float32, np.float64):
+        image = np.clip(image * 255.0, 0, 255).astype(np.uint8)
+    elif image.dtype != np.uint8:
+        raise ImageError(f"{name} has pixel type {image.dtype}; expected uint8 or uint16")
+    if image.shape[2] == 4:
+        image = image[:, :, :3]
+    if min(image.shape[:2]) < 16:
+        raise ImageError(f"{name} is too small ({image.shape[1]}x{image.shape[0]} pixels)")
+    return np.ascontiguousarray(image)
+
+
+def _header_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from a PNG or JPEG header without decoding the pixels."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return struct.unpack(">II", data[16:24])
+    if data[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 < len(data):
+            if data[i] != 0xFF:
+                i += 1
+                continue
+            marker = data[i + 1]
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+                i += 2
+                continue
+            length = struct.unpack(">H", data[i + 2 : i + 4])[0]
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+                height, width = struct.unpack(">HH", data[i + 5 : i + 9])
+                return width, height
+            i += 2 + length
+    return None
+
+
+def exif_orientation(data: bytes) -> int:
+    """The EXIF orientation tag (1..8) of JPEG bytes; 1 when absent."""
+    if data[:2] != b"\xff\xd8":
+        return 1
+    i = 2
+    while i + 4 < len(data) and data[i] == 0xFF:
+        marker, length = data[i + 1], struct.unpack(">H", data[i + 2 : i + 4])[0]
+        if marker == 0xE1 and data[i + 4 : i + 10] == b"Exif\x00\x00":
+            tiff = data[i + 10 : i + 2 + length]
+            endian = "<" if tiff[:2] == b"II" else ">"
+            try:
+                offset = struct.unpack(endian + "I", tiff[4:8])[0]
+                count = struct.unpack(endian + "H", tiff[offset : offset + 2])[0]
+                for k in range(count):
+                    entry = tiff[offset + 2 + 12 * k : offset + 14 + 12 * k]
+                    if struct.unpack(endian + "H", entry[:2])[0] == 0x0112:
+                        value = struct.unpack(endian + "H", entry[8:10])[0]
+                        return value if 1 <= value <= 8 else 1
+            except struct.error:
+                return 1
+            return 1
+        if marker == 0xDA:
+            break
+        i += 2 + length
+    return 1
+
+
+def orient_points(points: np.ndarray, orientation: int, stored_size: tuple[int, int]) -> np.ndarray:
+    """Map (x, y) points of the stored pixel grid to the grid after EXIF orientation."""
+    w, h = stored_size
+    x, y = np.asarray(points, dtype=np.float64).T
+    mapping = {
+        1: (x, y), 2: (w - 1 - x, y), 3: (w - 1 - x, h - 1 - y), 4: (x, h - 1 - y),
+        5: (y, x), 6: (h - 1 - y, x), 7: (h - 1 - y, w - 1 - x), 8: (y, w - 1 - x),
+    }  # fmt: skip
+    return np.stack(mapping.get(orientation, (x, y)), axis=1)
+
+
+def _truncated(data: bytes) -> bool:
+    tail = data.rstrip(b"\x00")
+    if data[:2] == b"\xff\xd8":
+        return not tail.endswith(b"\xff\xd9")
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return b"IEND" not in tail[-16:]
+    return False
+
+
+def decode(data: bytes, source: str = "image") -> Photo:
+    """Decode encoded image bytes (EXIF orientation applied) into a ``Photo``."""
+    if not data:
+        raise ImageError(f"{source}: the file is empty")
+    if _truncated(data):
+        raise ImageError(f"{source}: the file is truncated (an incomplete download or copy?)")
+    header = _header_size(data)
+    reduction = 1
+    if header is not None:
+        width, height = header
+        if width * height > MAX_PIXELS:
+            raise ImageError(
+                f"{source}: {width}x{height} is too large (over {MAX_PIXELS // 1_000_000} "
+                "megapixels); resize it first"
+            )
+        while reduction < 8 and max(width, height) / (reduction * 2) >= DECODE_LONG_SIDE:
+            reduction *= 2
+    flags = {
+        1: cv2.IMREAD_ANYCOLOR | cv2.IMREAD_ANYDEPTH,
+        2: cv2.IMREAD_REDUCED_COLOR_2,
+        4: cv2.IMREAD_REDUCED_COLOR_4,
+        8: cv2.IMREAD_REDUCED_COLOR_8,
+    }[reduction]
+    if data[:2] != b"\xff\xd8":
+        flags, reduction = cv2.IMREAD_ANYCOLOR | cv2.IMREAD_ANYDEPTH, 1  # reduced decode: JPEG only
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    image = cv2.imdecode(buffer, flags)
+    if image is None:
+        raise ImageError(
+            f"{source}: not an image file that can be read (JPEG, PNG, BMP, WebP, TIFF)"
+        )
+    if image.ndim == 3 and image.shape[2] == 4:
+        image = image[:, :, :3]
+    image = as_bgr(image, source)
+    height, width = image.shape[:2]
+    if reduction > 1:
+        # Reduced decoding rounds up; the original size follows from the header and EXIF turn.
+        full = header if (header[0] >= header[1]) == (width >= height) else header[::-1]
+        return Photo(source, image, (int(full[0]), int(full[1])), full[0] / width)
+    return Photo(source, image, (width, height), 1.0)
+
+
+def load(path: str) -> Photo:
+    """Read a photo from disk; every failure is an ``ImageError`` naming the file."""
+    if not os.path.exists(path):
+        raise ImageError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise ImageError(f"{path}: is a folder, not an image")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise ImageError(f"{path}: cannot be read ({error.strerror})") from None
+    return decode(data, path)
+
+
+def resize_long_side(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
+    """Shrink so the long side is at most ``long_side``; return the image and the factor used."""
+    height, width = image.shape[:2]
+    factor = min(1.0, long_side / max(height, width))
+    if factor >= 1.0:
+        return image, 1.0
+    size = (max(1, round(width * factor)), max(1, round(height * factor)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA), factor

@@ -1,0 +1,140 @@
+"""Draw a Layout on its photo: numbered cards, each set in its own colour, a legend, the verdict.
+
+Drawing only: the annotator holds its style and never analyses anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.layout import Layout, verdict_message
+
+REVEALS = ("none", "count", "one", "all")
+
+#: Set colours as RGB, converted to BGR only at the OpenCV call.
+SET_COLOURS_RGB = (
+    (255, 196, 0), (0, 200, 255), (255, 64, 160), (120, 255, 60), (255, 120, 0),
+    (170, 110, 255), (0, 255, 190), (255, 255, 90), (90, 160, 255), (255, 150, 200),
+)  # fmt: skip
+CARD_RGB = (235, 235, 235)
+UNCERTAIN_RGB = (255, 40, 40)
+IGNORED_RGB = (140, 140, 140)
+TEXT_RGB = (255, 255, 255)
+PANEL_RGB = (20, 20, 20)
+
+
+def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    return rgb[2], rgb[1], rgb[0]
+
+
+def _shrunk(corners: np.ndarray, pixels: float) -> np.ndarray:
+    """The quad moved ``pixels`` towards its centre (to nest several set outlines)."""
+    centre = corners.mean(axis=0)
+    distance = np.linalg.norm(corners - centre, axis=1, keepdims=True)
+    return centre + (corners - centre) * np.clip(1 - pixels / np.maximum(distance, 1), 0.2, 1)
+
+
+@dataclass(frozen=True)
+class Annotator:
+    """How annotations look: ``reveal`` sets how much of the answer is shown."""
+
+    reveal: str = "all"
+    show_confidence: bool = False
+
+    def __post_init__(self) -> None:
+        if self.reveal not in REVEALS:
+            raise ValueError(f"reveal must be one of {', '.join(REVEALS)}, got {self.reveal!r}")
+
+    def annotate(
+        self,
+        image: np.ndarray,
+        layout: Layout,
+        message: str | None = None,
+        highlight: tuple[int, ...] = (),
+    ) -> np.ndarray:
+        """A copy of ``image`` (whose pixels match the layout's corners) with the layout drawn."""
+        canvas = image.copy()
+        unit = max(1.0, max(canvas.shape[:2]) / 700)
+        thickness = max(1, round(2 * unit))
+        font = 0.6 * unit
+        sets = layout.sets
+        shown = sets if self.reveal == "all" else sets[:1] if self.reveal == "one" else []
+        uncertain = set(layout.uncertain)
+
+        for ignored in layout.ignored:
+            cv2.polylines(canvas, [ignored.corners_xy.astype(np.int32)], True,
+                          _bgr(IGNORED_RGB), thickness, cv2.LINE_AA)  # fmt: skip
+        for card_id, reading in enumerate(layout.cards, 1):
+            colour = UNCERTAIN_RGB if card_id in uncertain else CARD_RGB
+            cv2.polylines(canvas, [reading.corners_xy.astype(np.int32)], True, _bgr(colour),
+                          thickness, cv2.LINE_AA)  # fmt: skip
+        for k, found in enumerate(shown):
+            colour = _bgr(SET_COLOURS_RGB[k % len(SET_COLOURS_RGB)])
+            for card_id in found:
+                nest = (2 + (k % 6) * 1.6) * thickness * 1.5
+                quad = _shrunk(layout.cards[card_id - 1].corners_xy, nest)
+                cv2.polylines(canvas, [quad.astype(np.int32)], True, colour,
+                              max(2, round(1.6 * thickness)), cv2.LINE_AA)  # fmt: skip
+        for card_id in highlight:
+            if 1 <= card_id <= len(layout.cards):
+                quad = layout.cards[card_id - 1].corners_xy
+                cv2.polylines(canvas, [quad.astype(np.int32)], True, (0, 255, 255),
+                              3 * thickness, cv2.LINE_AA)  # fmt: skip
+        for card_id, reading in enumerate(layout.cards, 1):
+            label = str(card_id) + ("?" if card_id in uncertain else "")
+            if self.show_confidence:
+                label += f" {reading.confidence:.0%}"
+            self._label(canvas, reading.centre, label, font, thickness,
+                        UNCERTAIN_RGB if card_id in uncertain else PANEL_RGB)  # fmt: skip
+
+        lines = []
+        if self.reveal in ("one", "all"):
+            for k, found in enumerate(shown):
+                lines.append((f"set {k + 1}: " + " ".join(map(str, found)),
+                              SET_COLOURS_RGB[k % len(SET_COLOURS_RGB)]))  # fmt: skip
+            if self.reveal == "one" and len(sets) > 1:
+                lines.append((f"(+{len(sets) - 1} more)", TEXT_RGB))
+        verdict = message or verdict_message(layout, self.reveal)
+        self._panel(canvas, lines, verdict, font, thickness, layout)
+        return canvas
+
+    @staticmethod
+    def _label(canvas, centre, text, font, thickness, background_rgb) -> None:
+        (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font * 1.2, thickness)
+        x, y = int(centre[0] - w / 2), int(centre[1] + h / 2)
+        pad = max(3, thickness * 2)
+        cv2.rectangle(canvas, (x - pad, y - h - pad), (x + w + pad, y + base + pad // 2),
+                      _bgr(background_rgb), -1)  # fmt: skip
+        cv2.putText(canvas, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, font * 1.2,
+                    _bgr(TEXT_RGB), thickness, cv2.LINE_AA)  # fmt: skip
+
+    @staticmethod
+    def _panel(canvas, lines, verdict, font, thickness, layout: Layout) -> None:
+        """The legend and verdict in the image corner that covers the fewest cards."""
+        entries = [*lines, (verdict, TEXT_RGB)]
+        height_px, width_px = canvas.shape[:2]
+        face = cv2.FONT_HERSHEY_SIMPLEX
+        widest = max(cv2.getTextSize(t, face, font, thickness)[0][0] for t, _ in entries)
+        if widest > 0.95 * width_px:  # shrink the text until the widest line fits
+            font *= 0.95 * width_px / widest
+        sizes = [cv2.getTextSize(t, face, font, thickness)[0] for t, _ in entries]
+        line_height = int(max(h for _, h in sizes) * 1.8)
+        width = min(width_px, max(w for w, _ in sizes) + line_height)
+        height = min(height_px, line_height * len(entries) + line_height // 2)
+        cards = np.zeros((height_px, width_px), np.uint8)
+        for reading in layout.cards:
+            cv2.fillConvexPoly(cards, reading.corners_xy.astype(np.int32), 1)
+        corners = [(0, 0), (width_px - width, 0), (0, height_px - height),
+                   (width_px - width, height_px - height)]  # fmt: skip
+        x0, y0 = min(
+            corners, key=lambda c: int(cards[c[1] : c[1] + height, c[0] : c[0] + width].sum())
+        )
+        region = canvas[y0 : y0 + height, x0 : x0 + width]
+        region[:] = (region * 0.3 + np.array(_bgr(PANEL_RGB)) * 0.7).astype(np.uint8)
+        for i, (text, colour) in enumerate(entries):
+            y = y0 + line_height * (i + 1)
+            cv2.putText(canvas, text, (x0 + line_height // 2, y), face, font, _bgr(colour),
+                        thickness, cv2.LINE_AA)  # fmt: skip

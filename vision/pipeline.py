@@ -1,0 +1,109 @@
+"""One forward pass from a photo to a Layout: validate, find, rectify, measure, classify, settle."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from solver import ATTRIBUTES
+from vision.classify import AttributeModels, load_models
+from vision.features import CardFeatures, extract
+from vision.image import Photo, as_bgr
+from vision.layout import CardReading, Ignored, Layout
+from vision.order import reading_order
+from vision.rectify import rectify
+from vision.segment import Outline, find_outlines
+from vision.settle import settle
+
+#: Adjusts a layout's probabilities (e.g. per-photo colour calibration); must not reorder cards.
+Adjuster = Callable[[list[CardFeatures], dict[str, np.ndarray]], dict[str, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class MeasuredCard:
+    """A found card before classification: where it is and what was measured."""
+
+    outline: Outline
+    features: CardFeatures
+
+
+def symbols_complete(features: CardFeatures, card_size: tuple[int, int]) -> bool:
+    """The symbols sit centred on the card: none is cut off by the edge of the photo."""
+    if not features.symbols:
+        return False
+    width, height = card_size
+    boxes = np.array([cv2.boundingRect(c) for c in features.symbols])
+    left, top = boxes[:, 0].min(), boxes[:, 1].min()
+    right, bottom = (boxes[:, 0] + boxes[:, 2]).max(), (boxes[:, 1] + boxes[:, 3]).max()
+    off_x = abs((left + right) / 2 - width / 2) / width
+    off_y = abs((top + bottom) / 2 - height / 2) / height
+    return off_x < 0.1 and off_y < 0.12
+
+
+class CardReader:
+    """Reads SET cards from images with a fixed model (and optional calibration)."""
+
+    def __init__(self, models: AttributeModels | None = None, adjust: Adjuster | None = None):
+        self.models = models if models is not None else load_models()
+        self.adjust = adjust
+
+    def measure(self, image: np.ndarray) -> tuple[list[MeasuredCard], list[Ignored], dict]:
+        """Find and measure every card of a BGR image (corners in its own pixels)."""
+        timings: dict[str, float] = {}
+        start = time.perf_counter()
+        outlines = find_outlines(image)
+        timings["find"] = (time.perf_counter() - start) * 1000
+        start = time.perf_counter()
+        measured, ignored = [], []
+        for outline in outlines:
+            card = rectify(image, outline.corners_xy)
+            features = extract(card)
+            size = (card.shape[1], card.shape[0])
+            if not features.symbols:
+                ignored.append(Ignored(outline.corners_xy, "no symbols found"))
+            elif outline.touches_border and not symbols_complete(features, size):
+                ignored.append(Ignored(outline.corners_xy, "cut by the image border"))
+            else:
+                measured.append(MeasuredCard(outline, features))
+        timings["measure"] = (time.perf_counter() - start) * 1000
+        return measured, ignored, timings
+
+    def classify(self, measured: list[MeasuredCard]) -> list[CardReading]:
+        """Attribute probabilities, calibration, and identities settled across the layout."""
+        features = [m.features for m in measured]
+        probabilities = self.models.predict(features)
+        if self.adjust is not None and features:
+            probabilities = self.adjust(features, probabilities)
+        cards = settle(probabilities) if features else []
+        return [
+            CardReading(
+                m.outline.corners_xy,
+                {a: np.asarray(probabilities[a][i], dtype=np.float64) for a in ATTRIBUTES},
+                cards[i],
+            )
+            for i, m in enumerate(measured)
+        ]
+
+    def read(self, image: np.ndarray, scale: float = 1.0, image_size=None) -> Layout:
+        """Read every card of an image; ``scale`` maps its pixels to the original photo's."""
+        image = as_bgr(image)
+        total = time.perf_counter()
+        measured, ignored, timings = self.measure(image)
+        start = time.perf_counter()
+        readings = self.classify(measured)
+        timings["classify"] = (time.perf_counter() - start) * 1000
+        order = reading_order([r.corners_xy for r in readings])
+        readings = [readings[i] for i in order]
+        timings["total"] = (time.perf_counter() - total) * 1000
+        layout = Layout((image.shape[1], image.shape[0]), tuple(readings), tuple(ignored), timings)
+        layout = layout.scaled(scale)
+        if image_size is not None:
+            layout = Layout(tuple(image_size), layout.cards, layout.ignored, timings)
+        return layout
+
+    def read_photo(self, photo: Photo) -> Layout:
+        return self.read(photo.image, photo.scale, photo.size)

@@ -1,0 +1,218 @@
+"""Fit the attribute models from labelled card crops and board photos.
+
+Samples are the features of rectified cards: single-card crops from ``shared/data/cards``
+(the card is found inside each crop) and cards found on labelled board photos (paired with
+their labels by position). Features are cached on disk keyed by the code that computes them,
+so refitting and leave-one-source-out runs do not measure every photo again.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from solver import ATTRIBUTES, VALUES, Card
+from vision.classify import AttributeModels, ForestModel
+from vision.dataset import Board, default_data_dir
+from vision.features import FEATURE_GROUPS, FEATURE_NAMES, extract
+from vision.geometry import order_corners
+from vision.image import load
+from vision.matching import match_by_position
+from vision.rectify import rectify
+from vision.segment import find_outlines
+
+logger = logging.getLogger(__name__)
+
+FOREST = {"n_estimators": 60, "max_depth": 12, "min_samples_leaf": 3, "random_state": 0}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One rectified card's features and its true identity."""
+
+    vector: np.ndarray  # FEATURE_NAMES order
+    card: Card
+    source: str
+    origin: str  # "crop" or "board"
+    file: str
+
+
+def card_in_crop(crop: np.ndarray) -> np.ndarray:
+    """The card's corners inside a single-card crop (the whole crop when it is cut tight)."""
+    height, width = crop.shape[:2]
+    pad = max(height, width) // 2
+    padded = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(20, 20, 20))
+    outlines = find_outlines(padded)
+    if outlines:
+        corners = max(outlines, key=lambda o: cv2.contourArea(o.corners_xy)).corners_xy - pad
+        if cv2.contourArea(corners) > 0.06 * height * width:
+            corners[:, 0] = np.clip(corners[:, 0], 0, width - 1)
+            corners[:, 1] = np.clip(corners[:, 1], 0, height - 1)
+            return order_corners(corners)
+    return np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+
+
+def _crop_sample(row: dict, data_dir: str) -> Sample | None:
+    crop = cv2.imread(os.path.join(data_dir, row["file"]))
+    if crop is None:
+        return None
+    features = extract(rectify(crop, card_in_crop(crop)))
+    card = Card(int(row["number"]), row["color"], row["shading"], row["shape"])
+    return Sample(features.vector(), card, row["source"], "crop", row["file"])
+
+
+def _board_samples(board: Board) -> list[Sample]:
+    photo = load(board.path)
+    outlines = find_outlines(photo.image)
+    quads = [o.corners_xy * photo.scale for o in outlines]
+    pairs = match_by_position(quads, [c.centre for c in board.cards])
+    samples = []
+    for label_index, outline_index in pairs:
+        outline = outlines[outline_index]
+        features = extract(rectify(photo.image, outline.corners_xy))
+        card = board.cards[label_index].card
+        samples.append(Sample(features.vector(), card, board.source, "board", board.file))
+    return samples
+
+
+def _code_fingerprint() -> str:
+    """Changes whenever the code that turns a photo into features changes."""
+    digest = hashlib.sha1()
+    here = Path(__file__).resolve().parent
+    for name in ("features.py", "rectify.py", "segment.py", "geometry.py", "image.py"):
+        digest.update((here / name).read_bytes())
+    for extra in sorted(here.glob("segment_*.py")):
+        digest.update(extra.read_bytes())
+    digest.update(cv2.__version__.encode())
+    return digest.hexdigest()[:12]
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "setvision"
+
+
+def _cached(name: str, build: Callable[[], list[Sample]]) -> list[Sample]:
+    path = cache_dir() / f"{name}-{_code_fingerprint()}.npz"
+    if path.is_file():
+        data = np.load(path, allow_pickle=False)
+        return [
+            Sample(v, Card.from_index(int(i)), s, o, f)
+            for v, i, s, o, f in zip(
+                data["X"], data["card"], data["source"], data["origin"], data["file"]
+            )
+        ]
+    samples = build()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(
+        path,
+        X=np.array([s.vector for s in samples]).reshape(len(samples), len(FEATURE_NAMES)),
+        card=np.array([s.card.index for s in samples]),
+        source=np.array([s.source for s in samples]),
+        origin=np.array([s.origin for s in samples]),
+        files=np.array([s.file for s in samples]),
+    )
+    return samples
+
+
+def _parallel(function, items: list, jobs: int) -> Iterable:
+    if jobs <= 1:
+        return map(function, items)
+    executor = ProcessPoolExecutor(max_workers=jobs)
+    return executor.map(function, items, chunksize=8)
+
+
+def _crop_job(args: tuple[dict, str]) -> Sample | None:
+    return _crop_sample(*args)
+
+
+def crop_samples(data_dir: Path | None = None, jobs: int = 1) -> list[Sample]:
+    """Samples from every single-card crop listed in ``cards.csv``."""
+    data_dir = data_dir or default_data_dir()
+
+    def build() -> list[Sample]:
+        with open(data_dir / "cards.csv", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        logger.info("measuring %d card crops", len(rows))
+        found = _parallel(_crop_job, [(row, str(data_dir)) for row in rows], jobs)
+        return [s for s in found if s is not None]
+
+    return _cached("crops", build)
+
+
+def board_samples(boards: list[Board], jobs: int = 1) -> list[Sample]:
+    """Samples from the cards found on boards whose labels give positions and are trusted."""
+    usable = [b for b in boards if b.has_positions and b.kind != "noisy"]
+    key = hashlib.sha1("\n".join(sorted(repr((b.file, b.cards)) for b in usable)).encode())
+
+    def build() -> list[Sample]:
+        logger.info("measuring cards on %d boards", len(usable))
+        return [s for found in _parallel(_board_samples, usable, jobs) for s in found]
+
+    return _cached(f"boards-{key.hexdigest()[:8]}", build)
+
+
+def _export_forest(forest, features: tuple[str, ...]) -> ForestModel:
+    roots, feature, threshold, left, right, value = [], [], [], [], [], []
+    offset, depth = 0, 0
+    for estimator in forest.estimators_:
+        tree = estimator.tree_
+        n = tree.node_count
+        roots.append(offset)
+        is_leaf = tree.children_left == -1
+        feature.append(np.where(is_leaf, -1, tree.feature))
+        threshold.append(tree.threshold)
+        left.append(np.where(is_leaf, -1, tree.children_left + offset))
+        right.append(np.where(is_leaf, -1, tree.children_right + offset))
+        leaf_values = tree.value[:, 0, :]
+        leaf_values = leaf_values / np.maximum(leaf_values.sum(axis=1, keepdims=True), 1e-12)
+        value.append(leaf_values)
+        depth = max(depth, estimator.get_depth())
+        offset += n
+    return ForestModel(
+        features,
+        np.array(roots),
+        np.concatenate(feature),
+        np.concatenate(threshold),
+        np.concatenate(left),
+        np.concatenate(right),
+        np.concatenate(value),
+        depth,
+    )
+
+
+def fit_models(samples: list[Sample], note: dict | None = None) -> AttributeModels:
+    """One random forest per attribute, each on its own group of features."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    if not samples:
+        raise ValueError("no samples to fit")
+    x = np.stack([s.vector for s in samples])
+    models = {}
+    for attribute in ATTRIBUTES:
+        names = FEATURE_GROUPS[attribute]
+        columns = [FEATURE_NAMES.index(n) for n in names]
+        y = np.array([VALUES[attribute].index(s.card.value(attribute)) for s in samples])
+        if len(set(y.tolist())) < 3:
+            raise ValueError(f"the samples lack some values of {attribute}")
+        forest = RandomForestClassifier(**FOREST).fit(x[:, columns], y)
+        models[attribute] = _export_forest(forest, names)
+    sources = sorted({s.source for s in samples})
+    trained_on = {
+        "samples": len(samples),
+        "crops": sum(s.origin == "crop" for s in samples),
+        "board_cards": sum(s.origin == "board" for s in samples),
+        "sources": sources,
+        "forest": FOREST,
+        **(note or {}),
+    }
+    return AttributeModels(models, trained_on)
