@@ -60,17 +60,22 @@ class CardReader:
         start = time.perf_counter()
         measured, ignored = [], []
         for outline in outlines:
-            card = rectify(image, outline.corners_xy)
-            features = extract(card)
-            size = (card.shape[1], card.shape[0])
-            if not features.symbols:
-                ignored.append(Ignored(outline.corners_xy, "no symbols found"))
-            elif outline.touches_border and not symbols_complete(features, size):
-                ignored.append(Ignored(outline.corners_xy, "cut by the image border"))
-            else:
-                measured.append(MeasuredCard(outline, features))
+            found = self.measure_outline(image, outline)
+            (measured if isinstance(found, MeasuredCard) else ignored).append(found)
         timings["measure"] = (time.perf_counter() - start) * 1000
         return measured, ignored, timings
+
+    @staticmethod
+    def measure_outline(image: np.ndarray, outline: Outline) -> MeasuredCard | Ignored:
+        """Measure one outline of a BGR image, or say why it cannot be read as a card."""
+        card = rectify(image, outline.corners_xy)
+        features = extract(card)
+        size = (card.shape[1], card.shape[0])
+        if not features.symbols:
+            return Ignored(outline.corners_xy, "no symbols found")
+        if outline.touches_border and not symbols_complete(features, size):
+            return Ignored(outline.corners_xy, "cut by the image border")
+        return MeasuredCard(outline, features)
 
     def classify(self, measured: list[MeasuredCard]) -> list[CardReading]:
         """Attribute probabilities, calibration, and identities settled across the layout."""
