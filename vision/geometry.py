@@ -11,12 +11,18 @@ def order_corners(corners: np.ndarray) -> np.ndarray:
     centre = corners.mean(axis=0)
     angles = np.arctan2(corners[:, 1] - centre[1], corners[:, 0] - centre[0])
     corners = corners[np.argsort(angles)]
-    return np.roll(corners, -int(np.argmin(corners.sum(axis=1))), axis=0)
+    first = int(np.argmin(corners.sum(axis=1)))
+    return corners[(np.arange(4) + first) % 4]
+
+
+_NEXT = np.array([1, 2, 3, 0])
+_PREV = np.array([3, 0, 1, 2])
 
 
 def side_lengths(corners: np.ndarray) -> np.ndarray:
     """Lengths of the sides 0-1, 1-2, 2-3, 3-0."""
-    return np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    d = corners[_NEXT] - corners
+    return np.sqrt((d * d).sum(axis=1))
 
 
 def aspect_ratio(corners: np.ndarray) -> float:
@@ -28,8 +34,8 @@ def aspect_ratio(corners: np.ndarray) -> float:
 
 def interior_angles(corners: np.ndarray) -> np.ndarray:
     """The four interior angles in degrees."""
-    before = np.roll(corners, 1, axis=0) - corners
-    after = np.roll(corners, -1, axis=0) - corners
+    before = corners[_PREV] - corners
+    after = corners[_NEXT] - corners
     cosines = (before * after).sum(axis=1) / (
         np.linalg.norm(before, axis=1) * np.linalg.norm(after, axis=1) + 1e-9
     )
@@ -44,14 +50,14 @@ def polygon_area(corners: np.ndarray) -> float:
 def long_side_first(corners: np.ndarray) -> np.ndarray:
     """Roll the corners so the side 0-1 is a long side (for a landscape rectification)."""
     sides = side_lengths(corners)
-    return corners if sides[0] + sides[2] >= sides[1] + sides[3] else np.roll(corners, -1, axis=0)
+    return corners if sides[0] + sides[2] >= sides[1] + sides[3] else corners[_NEXT]
 
 
 def contains_point(corners: np.ndarray, point: tuple[float, float]) -> bool:
     """Whether a convex quadrilateral contains a point (edges included)."""
     x, y = point
     signs = []
-    for (x0, y0), (x1, y1) in zip(corners, np.roll(corners, -1, axis=0)):
+    for (x0, y0), (x1, y1) in zip(corners, corners[_NEXT]):
         signs.append((x1 - x0) * (y - y0) - (y1 - y0) * (x - x0))
     signs = np.array(signs)
     return bool((signs >= 0).all() or (signs <= 0).all())

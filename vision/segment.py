@@ -1,187 +1,389 @@
 """Find card outlines (quadrilaterals) in a photo, on any table.
 
-Cards are bright, nearly colourless paper holding a few coloured symbols. Candidate regions
-come from several binarisations of a "paper" score (lightness minus chroma), some of them cut
-along image edges so that touching cards and cards on a pale table come apart. Each region is
-fitted with a quadrilateral and kept when it is card-shaped and holds ink on clean paper;
-duplicates across binarisations, groups of cards and regions inside a card are then resolved.
+Cards are bright, nearly colourless paper holding a few coloured symbols. The detector works on
+a copy of the photo about 640 pixels long and spends more only where the cheap steps leave
+something unexplained:
+
+1. Regions: a global binarisation of a "paper" score (lightness minus chroma); each region's
+   outline is fitted with a quadrilateral (sides fitted as lines, corners as intersections, the
+   image border allowed to cut a card) and kept when card-shaped.
+2. Where bright paper is left unexplained by the cards found (touching cards, a pale table,
+   shadows), more binarisations are cut along thin dark lines and image edges, in that area only.
+3. Where paper is still unexplained, cards are looked for from their symbols: groups of 1-3 alike
+   ink blobs predict a card, whose sides are then searched for as straight edges (see
+   ``segment_symbols``). This finds cards on white tables, cards crossed by shadows and cards
+   partly covered by others, with their full outline.
+
+Every candidate is checked for a card's content (``segment_check``); duplicates, groups of cards
+and halves of cards are resolved; a card partly covered by another is marked ``occluded``.
+Finally each side is snapped to the image edge at full resolution.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from vision.geometry import aspect_ratio, interior_angles, order_corners
+from vision.geometry import aspect_ratio, interior_angles, order_corners, side_lengths
 from vision.image import resize_long_side
+from vision.segment_check import edge_support, inspect
+from vision.segment_fit import fit_quad, snap_sides
+from vision.segment_symbols import card_from_group, find_blobs, group_blobs, ink_strength
 
 #: Detection runs on a copy of the photo with this long side.
-WORK_LONG_SIDE = 800
+WORK_LONG_SIDE = 640
 
 
 @dataclass(frozen=True)
 class Outline:
-    """A card's corners in the input image's pixels, and whether it touches the image border."""
+    """A card's corners in the input image's pixels, clockwise from the one nearest the top-left.
+
+    ``touches_border``: part of the card may lie outside the image. ``occluded``: another card
+    lies over part of it (the corners still describe the whole card, covered part included).
+    """
 
     corners_xy: np.ndarray
     touches_border: bool
+    occluded: bool = False
 
 
 @dataclass
 class _Candidate:
-    corners: np.ndarray
-    area: float
-    fill: float
+    corners: np.ndarray  # (4, 2) float32 clockwise, work pixels
+    area: float  # area of the region seen (the quad's for symbol-found cards)
+    quad_area: float  # area of the quad within the image
+    from_region: bool
+    cut: bool = False
+    support: float = 0.0
+    paper_chroma: float = 0.0
+    occluded: bool = False
+    source: str = ""
 
 
-def paper_score(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-pixel paper likeness, and the Lab lightness and chroma it is made of (float32)."""
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lightness = lab[..., 0]
-    chroma = np.hypot(lab[..., 1] - 128.0, lab[..., 2] - 128.0)
-    return lightness - 1.5 * chroma, lightness, chroma
+@dataclass
+class _View:
+    """The work-resolution photo and the per-pixel maps the steps share."""
+
+    image: np.ndarray
+    light: np.ndarray = field(init=False)
+    chroma: np.ndarray = field(init=False)
+    score: np.ndarray = field(init=False)
+    bright: np.ndarray = field(init=False)
+    low: np.ndarray = field(init=False)
+    lab: np.ndarray = field(init=False)
+    _grads: tuple[np.ndarray, np.ndarray] | None = None
+
+    def __post_init__(self) -> None:
+        self.lab = cv2.cvtColor(self.image, cv2.COLOR_BGR2LAB)
+        self.light = self.lab[..., 0]
+        a = self.lab[..., 1].astype(np.float32) - 128
+        b = self.lab[..., 2].astype(np.float32) - 128
+        self.chroma = cv2.magnitude(a, b)
+        score = self.light.astype(np.float32) - 1.5 * self.chroma
+        self.score = cv2.GaussianBlur(score, (3, 3), 0)
+        s8 = cv2.convertScaleAbs(self.score, alpha=1, beta=60)  # clipped to 0-255
+        level, self.bright = cv2.threshold(s8, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        hist = np.bincount(s8.ravel(), minlength=256)[: int(level) + 1].cumsum()
+        # the table: the median of what is darker than paper
+        table = float(np.searchsorted(hist, hist[-1] / 2)) if hist[-1] else level - 40
+        self.low = (s8 > (table + level) / 2).astype(np.uint8)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.image.shape[1], self.image.shape[0]
+
+    def grads(self) -> tuple[np.ndarray, np.ndarray]:
+        """Lightness gradients (per pixel, after a light blur)."""
+        if self._grads is None:
+            blurred = cv2.GaussianBlur(self.light, (3, 3), 0)
+            self._grads = (
+                cv2.Sobel(blurred, cv2.CV_32F, 1, 0, ksize=3, scale=0.125),
+                cv2.Sobel(blurred, cv2.CV_32F, 0, 1, ksize=3, scale=0.125),
+            )
+        return self._grads
 
 
-def _binarisations(image: np.ndarray):
-    score, lightness, _ = paper_score(image)
-    score = cv2.GaussianBlur(score, (3, 3), 0)
-    low, high = np.percentile(score, [30, 99.5])
-    opening = np.ones((3, 3), np.uint8)
-    for threshold in np.linspace(low, high, 10):
-        mask = (score > threshold).astype(np.uint8)
-        yield cv2.morphologyEx(mask, cv2.MORPH_OPEN, opening)
-    grey = cv2.GaussianBlur(lightness.astype(np.uint8), (5, 5), 0)
-    cut_levels = np.percentile(score, [20, 50])
-    for canny_low, canny_high in ((10, 30), (20, 60)):
-        edges = cv2.Canny(grey, canny_low, canny_high)
-        for radius in (1, 2):
-            kernel = np.ones((2 * radius + 1, 2 * radius + 1), np.uint8)
-            free = cv2.dilate(edges, kernel) == 0
-            for threshold in cut_levels:
-                yield ((score > threshold) & free).astype(np.uint8)
+def _outer_contours(mask: np.ndarray, offset: tuple[int, int] = (0, 0)) -> list[np.ndarray]:
+    """Outer outlines of every region, including regions inside holes of others."""
+    contours, hierarchy = cv2.findContours(
+        mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE, offset=offset
+    )
+    if hierarchy is None:
+        return []
+    return [c for c, h in zip(contours, hierarchy[0]) if h[3] < 0]
 
 
-def _fit_quad(contour: np.ndarray) -> tuple[np.ndarray, float]:
-    hull = cv2.convexHull(contour)
-    perimeter = cv2.arcLength(hull, True)
-    for epsilon in (0.02, 0.03, 0.04, 0.06, 0.08):
-        approx = cv2.approxPolyDP(hull, epsilon * perimeter, True)
-        if len(approx) == 4:
-            return approx.reshape(4, 2).astype(np.float32), cv2.contourArea(hull)
-        if len(approx) < 4:
-            break
-    box = cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32)
-    return box, cv2.contourArea(hull)
-
-
-def _card_shaped(contour: np.ndarray, min_area: float, max_area: float) -> _Candidate | None:
+def _card_shaped(
+    contour: np.ndarray, view: _View, areas: tuple[float, float], source: str
+) -> _Candidate | None:
+    """A candidate when the region is a (possibly border-cut) convex quadrilateral."""
     area = cv2.contourArea(contour)
-    if not min_area <= area <= max_area:
+    if not areas[0] <= area <= areas[1]:
         return None
-    quad, hull_area = _fit_quad(contour)
-    quad_area = cv2.contourArea(quad)
-    if quad_area <= 0 or hull_area <= 0:
+    hull_area = cv2.contourArea(cv2.convexHull(contour))
+    if hull_area <= 0 or area / hull_area < 0.88:
         return None
-    fill = area / quad_area
-    if area / hull_area < 0.88 or not 0.83 < fill < 1.1:
+    fitted = fit_quad(contour, view.size)
+    if fitted is None:
         return None
-    quad = order_corners(quad)
+    quad, cut = fitted
+    width, height = view.size
+    frame = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    visible = cv2.intersectConvexConvex(quad, frame)[0] if cut else cv2.contourArea(quad)
+    if visible <= 0 or not 0.85 < area / visible < 1.08:
+        return None
     angles = interior_angles(quad)
-    if not 1.15 < aspect_ratio(quad) < 3.2 or angles.min() < 55 or angles.max() > 125:
+    if not aspect_ratio(quad) < 2.6 or angles.min() < 50 or angles.max() > 130:
         return None
-    return _Candidate(quad, quad_area, fill)
+    return _Candidate(quad, area, float(visible), True, cut, source=source)
 
 
-def holds_ink_on_paper(image: np.ndarray, corners: np.ndarray) -> bool:
-    """A card shows coloured or dark marks inside and clean paper along its edges."""
-    width, height = 60, 40
-    from vision.geometry import long_side_first
+def _regions(view: _View, masks, areas, offset=(0, 0)) -> list[_Candidate]:
+    found = []
+    for name, mask in masks:
+        for contour in _outer_contours(mask, offset):
+            candidate = _card_shaped(contour, view, areas, name)
+            if candidate is not None:
+                found.append(candidate)
+    return found
 
-    target = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
-    matrix = cv2.getPerspectiveTransform(long_side_first(corners).astype(np.float32), target)
-    patch = cv2.warpPerspective(image, matrix, (width, height))
-    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lightness = lab[..., 0].ravel()
-    chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128).ravel()
-    ys, xs = np.mgrid[0:height, 0:width]
-    design = np.stack([np.ones(height * width), xs.ravel(), ys.ravel()], axis=1)
-    paper = lightness >= np.percentile(lightness, 40)
-    for _ in range(2):  # a tilted plane of paper lightness absorbs shading across the card
-        coef, *_ = np.linalg.lstsq(design[paper], lightness[paper], rcond=None)
-        paper = np.abs(lightness - design @ coef) < 12
-    if paper.sum() < 50:
-        return False
-    ink = ((lightness - design @ coef) < -25) | ((chroma - np.median(chroma[paper])) > 18)
-    ink = ink.reshape(height, width)
-    inner = np.zeros((height, width), bool)
-    inner[5:-5, 5:-5] = True
-    ring = ~inner
-    ring[:2, :] = ring[-2:, :] = ring[:, :2] = ring[:, -2:] = False
-    return 0.02 < ink[inner].mean() < 0.75 and ink[ring].mean() < 0.2
+
+def _cut_masks(view: _View, roi: tuple[int, int, int, int]):
+    """Binarisations of an area at several levels, cut along thin dark lines or image edges."""
+    x, y, w, h = roi
+    score = view.score[y : y + h, x : x + w]
+    grey = cv2.GaussianBlur(view.light[y : y + h, x : x + w], (5, 5), 0)
+    low, high = np.percentile(score, [20, 99.5])
+    levels = np.linspace(low, high, 6)[1:-1]
+    grow = np.ones((3, 3), np.uint8)
+    valley = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((7, 7), np.uint8))
+    yield "low-valley", view.low[y : y + h, x : x + w] & (valley < 10).astype(np.uint8)
+    cuts = [("valley", cv2.dilate((valley > 8).astype(np.uint8), grow))]
+    for lo, hi in ((10, 30), (20, 60)):
+        cuts.append((f"canny{lo}", cv2.dilate(cv2.Canny(grey, lo, hi), grow)))
+    for name, cut in cuts:
+        free = cut == 0
+        for level in levels:
+            yield name, ((score > level) & free).astype(np.uint8)
+
+
+def _dedupe(candidates: list[_Candidate]) -> list[_Candidate]:
+    """Drop near-identical quads before the content check."""
+    out: list[_Candidate] = []
+    for c in sorted(candidates, key=lambda c: -c.area / max(c.quad_area, 1)):
+        if not any(np.abs(c.corners - o.corners).max() < 2.5 for o in out):
+            out.append(c)
+    return out
+
+
+def _verified(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
+    """Candidates whose content is a card's, with their edge support measured."""
+    candidates = _dedupe(candidates)
+    checks = inspect(view.image, [c.corners for c in candidates])
+    kept = [c for c, check in zip(candidates, checks) if check.ok]
+    for c, check in zip(candidates, checks):
+        c.paper_chroma = check.paper_chroma
+    if kept:
+        support = edge_support(*view.grads(), np.array([c.corners for c in kept]))
+        for c, s in zip(kept, support):
+            c.support = float(s)
+    return kept
 
 
 def _overlap(a: _Candidate, b: _Candidate) -> float:
-    """Intersection area of two convex quadrilaterals."""
-    area, _ = cv2.intersectConvexConvex(a.corners, b.corners)
-    return float(area)
+    return float(cv2.intersectConvexConvex(a.corners, b.corners)[0])
 
 
-def _select(candidates: list[_Candidate]) -> list[_Candidate]:
-    """One outline per card: merge duplicates, drop groups of cards and regions inside cards."""
+def _inside(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Which points lie inside a clockwise (on screen) convex quad."""
+    edges = np.roll(quad, -1, axis=0) - quad
+    rel = points[:, None, :] - quad[None, :, :]
+    cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
+    return (cross > 0).all(axis=1)
+
+
+def _over(view: _View, top: _Candidate, below: _Candidate) -> float:
+    """How clearly ``top``'s sides show as edges where they cross ``below``: it lies on top."""
+    grad_x, grad_y = view.grads()
+    h, w = grad_x.shape
+    shrunk = below.corners.mean(axis=0) + 0.92 * (below.corners - below.corners.mean(axis=0))
+    good = total = 0
+    for i in range(4):
+        a, b = top.corners[i], top.corners[(i + 1) % 4]
+        t = np.linspace(0.1, 0.9, 24)[:, None]
+        points = a + t * (b - a)
+        points = points[_inside(points, shrunk)]
+        if len(points) == 0:
+            continue
+        d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
+        normal = np.array([-d[1], d[0]])
+        best = np.zeros(len(points))
+        for off in (-1.5, -0.5, 0.5, 1.5):
+            q = points + off * normal
+            xi = np.clip(np.rint(q[:, 0]).astype(int), 0, w - 1)
+            yi = np.clip(np.rint(q[:, 1]).astype(int), 0, h - 1)
+            best = np.maximum(best, np.abs(grad_x[yi, xi] * normal[0] + grad_y[yi, xi] * normal[1]))
+        good += int((best > 4).sum())
+        total += len(points)
+    return good / total if total >= 6 else 0.0
+
+
+def _select(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
+    """One outline per card: merge duplicates, drop groups of cards and pieces of cards.
+
+    Quads may overlap only where one card visibly lies on another (its sides show as edges
+    across the other); the covered card is then marked occluded.
+    """
     kept: list[_Candidate] = []
-    for candidate in sorted(candidates, key=lambda c: -c.area):  # outermost boundary first
-        if not any(
-            _overlap(candidate, other)
-            > 0.75 * (candidate.area + other.area - _overlap(candidate, other))
-            for other in kept
-        ):
-            kept.append(candidate)
+    for c in sorted(candidates, key=lambda c: -c.quad_area):  # outermost first
+        for k, o in enumerate(kept):
+            inter = _overlap(c, o)
+            if inter > 0.75 * (c.quad_area + o.quad_area - inter):
+                if c.support > o.support + 0.1:
+                    kept[k] = c
+                break
+        else:
+            kept.append(c)
 
-    def inside(inner: _Candidate, outer: _Candidate) -> bool:
-        return inner.area < 0.7 * outer.area and _overlap(inner, outer) > 0.85 * inner.area
+    def inside(i: _Candidate, o: _Candidate) -> bool:
+        return i.quad_area < o.quad_area and _overlap(i, o) > 0.85 * i.quad_area
 
-    children = {id(c): [d for d in kept if d is not c and inside(d, c)] for c in kept}
-    groups = {id(c) for c in kept if len(children[id(c)]) >= 2}
-    result = []
-    for candidate in kept:
-        if id(candidate) in groups:
-            continue
-        if any(inside(candidate, other) and id(other) not in groups for other in kept):
-            continue
-        result.append(candidate)
+    groups = {id(c) for c in kept if sum(inside(d, c) for d in kept if d is not c) >= 2}
+    pieces = [
+        c
+        for c in kept
+        if id(c) not in groups
+        and not any(inside(c, o) and id(o) not in groups for o in kept if o is not c)
+    ]
     final: list[_Candidate] = []
-    for candidate in sorted(result, key=lambda c: -c.fill):
-        if all(
-            _overlap(candidate, other) <= 0.3 * min(candidate.area, other.area) for other in final
-        ):
-            final.append(candidate)
+    for c in sorted(pieces, key=lambda c: (-c.from_region, -c.support)):
+        fits = True
+        for o in final:
+            inter = _overlap(c, o)
+            if inter <= 0.05 * min(c.quad_area, o.quad_area):
+                continue
+            if inter > 0.7 * min(c.quad_area, o.quad_area):
+                fits = False
+                break
+            c_over, o_over = _over(view, c, o), _over(view, o, c)
+            if max(c_over, o_over) < 0.5 or abs(c_over - o_over) < 0.2:
+                fits = False
+                break
+            if c_over > o_over:
+                o.occluded = True
+            else:
+                c.occluded = True
+        if fits:
+            final.append(c)
     return final
+
+
+def _consistent(cards: list[_Candidate]) -> list[_Candidate]:
+    """Drop outliers against the cards found with four clear sides: size and paper colour."""
+    refs = [c for c in cards if c.from_region and not c.cut and c.support >= 0.8]
+    if len(refs) < 3:
+        return cards
+    area = float(np.median([c.quad_area for c in refs]))
+    chroma = float(np.median([c.paper_chroma for c in refs]))
+    out = []
+    for c in cards:
+        if not c.from_region and c.paper_chroma > chroma + 15:
+            continue
+        if c.cut:
+            if c.area < 0.12 * area or c.quad_area > 3 * area:
+                continue
+        elif not 0.33 * area < c.quad_area < 3 * area:
+            continue
+        out.append(c)
+    return out
+
+
+def _width(corners: np.ndarray) -> float:
+    sides = side_lengths(corners)
+    return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+
+
+def _unexplained(
+    view: _View, cards: list[_Candidate], min_area: float
+) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """Paper not covered by the cards found, in pieces big enough to hold a card.
+
+    Returns the mask (uint8) and the pieces' bounding boxes (x, y, w, h).
+    """
+    covered = np.zeros(view.light.shape, np.uint8)
+    for c in cards:
+        cv2.fillConvexPoly(covered, np.rint(c.corners).astype(np.int32), 1)
+    covered = cv2.dilate(covered, np.ones((5, 5), np.uint8))
+    rest = (view.low | view.bright) & (1 - covered)
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    big = [c for c in contours if cv2.contourArea(c) >= min_area]
+    mask = np.zeros_like(rest)
+    cv2.drawContours(mask, big, -1, 1, cv2.FILLED)
+    return mask & rest, [cv2.boundingRect(c) for c in big]
+
+
+def _symbol_cards(view: _View, cards: list[_Candidate], where: np.ndarray) -> list[_Candidate]:
+    """Cards found from symbol groups lying in ``where`` (see ``segment_symbols``)."""
+    width = float(np.median([_width(c.corners) for c in cards])) if cards else max(view.size) / 10
+    strength, excess = ink_strength(view.light, view.chroma, view.low, max(15, int(0.45 * width)))
+    strength *= cv2.dilate(where, np.ones((15, 15), np.uint8))
+    blobs = find_blobs(
+        strength, excess, view.lab[..., 1], view.lab[..., 2], 12, 0.3 * max(view.size)
+    )
+    grad_x, grad_y = view.grads()
+    found = []
+    for group in group_blobs(blobs):
+        fitted = card_from_group(group, grad_x, grad_y)
+        if fitted is None:
+            continue
+        quad = order_corners(fitted[0])
+        area = float(cv2.contourArea(quad))
+        found.append(_Candidate(quad, area, area, False, source=f"symbols{fitted[1]}"))
+    return _verified(view, found)
+
+
+def _touches(corners: np.ndarray, size: tuple[int, int], margin: float) -> bool:
+    width, height = size
+    x, y = corners[:, 0], corners[:, 1]
+    return bool(
+        (x <= margin).any()
+        or (y <= margin).any()
+        or (x >= width - 1 - margin).any()
+        or (y >= height - 1 - margin).any()
+    )
 
 
 def find_outlines(image: np.ndarray) -> list[Outline]:
     """Card outlines in ``image`` ((H, W, 3) uint8 BGR), corners in its pixels."""
     small, factor = resize_long_side(image, WORK_LONG_SIDE)
-    height, width = small.shape[:2]
-    min_area, max_area = height * width * 0.002, height * width * 0.35
-    candidates = []
-    for mask in _binarisations(small):
-        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-        for contour in contours:
-            candidate = _card_shaped(contour, min_area, max_area)
-            if candidate is not None:
-                candidates.append(candidate)
-    candidates = [c for c in candidates if holds_ink_on_paper(small, c.corners)]
-    outlines = []
-    for candidate in _select(candidates):
-        corners = candidate.corners
-        margin = 2.0
-        touches = bool(
-            (corners[:, 0] <= margin).any()
-            or (corners[:, 1] <= margin).any()
-            or (corners[:, 0] >= width - 1 - margin).any()
-            or (corners[:, 1] >= height - 1 - margin).any()
-        )
-        outlines.append(Outline((corners / factor).astype(np.float32), touches))
-    return outlines
+    view = _View(small)
+    width, height = view.size
+    areas = (width * height * 0.002, width * height * 0.35)
+    cards = _select(view, _verified(view, _regions(view, [("otsu", view.bright)], areas)))
+    typical = float(np.median([c.quad_area for c in cards])) if cards else areas[0] / 0.3
+    rest, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
+    if boxes:
+        extra = []
+        for x, y, w, h in boxes:
+            x0, y0 = max(0, x - 6), max(0, y - 6)
+            x1, y1 = min(width, x + w + 6), min(height, y + h + 6)
+            roi = (int(x0), int(y0), int(x1 - x0), int(y1 - y0))
+            extra += _regions(view, _cut_masks(view, roi), areas, roi[:2])
+        cards = _select(view, cards + _verified(view, extra))
+        rest, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
+        if boxes:
+            cards = _select(view, cards + _symbol_cards(view, cards, rest))
+    cards = _consistent(cards)
+    if not cards:
+        return []
+    quads = np.array([c.corners for c in cards]) / factor
+    reach = max(2.0, 2.0 / factor)
+    quads = snap_sides(image, quads, reach)
+    full = (image.shape[1], image.shape[0])
+    return [
+        Outline(order_corners(q), _touches(q, full, 2.0 / factor), c.occluded)
+        for q, c in zip(quads, cards)
+    ]

@@ -1,0 +1,247 @@
+"""Checking that quadrilaterals hold SET cards, many at once.
+
+Each candidate quad is warped to a small landscape patch (all of them side by side in one strip,
+so the per-pixel work is a handful of whole-strip OpenCV calls). A card shows coloured or dark
+symbols that span about two thirds of its width, centred, with clean paper along its edges. The
+checks reject regions that are not cards (table, a symbol's inside, a sheet of paper) and quads
+that hold several cards or half of one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import long_side_first
+
+#: Patch size (landscape: the card's length runs along x), and the table kept around it.
+PATCH_W, PATCH_H, PAD = 72, 48, 6
+_SLOT_W, _SLOT_H = PATCH_W + 2 * PAD, PATCH_H + 2 * PAD
+#: Margins (in patch pixels): symbols keep clear of the outer band; the ring is the margin.
+_MARGIN, _EDGE = 6, 2
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """What the patch shows: whether it passes as a card, and the colour of its paper."""
+
+    ok: bool
+    paper_light: float = 0.0
+    paper_chroma: float = 0.0
+    reason: str = ""
+
+
+def _strip(image: np.ndarray, quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """All quads warped into landscape patches with a border of surroundings, stacked in y.
+
+    Returns the strip and, per quad, whether part of it lies outside the image. That part is
+    painted with the card's paper colour, so that a card cut by the border looks like a card
+    with a blank strip rather than one with smeared edges.
+    """
+    strip = np.empty((len(quads), _SLOT_H, _SLOT_W, 3), np.uint8)
+    target = np.float32(
+        [[PAD, PAD], [PAD + PATCH_W, PAD], [PAD + PATCH_W, PAD + PATCH_H], [PAD, PAD + PATCH_H]]
+    )
+    height, width = image.shape[:2]
+    cut = np.zeros(len(quads), bool)
+    grid = None
+    for k, quad in enumerate(quads):
+        matrix = cv2.getPerspectiveTransform(long_side_first(quad).astype(np.float32), target)
+        cv2.warpPerspective(
+            image,
+            matrix,
+            (_SLOT_W, _SLOT_H),
+            dst=strip[k],
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        if (quad < 0).any() or (quad[:, 0] > width - 1).any() or (quad[:, 1] > height - 1).any():
+            if grid is None:
+                ys, xs = np.mgrid[0:_SLOT_H, 0:_SLOT_W]
+                grid = np.stack([xs, ys], axis=-1).reshape(-1, 1, 2).astype(np.float32)
+            back = cv2.perspectiveTransform(grid, np.linalg.inv(matrix)).reshape(
+                _SLOT_H, _SLOT_W, 2
+            )
+            outside = (
+                (back[..., 0] < 0)
+                | (back[..., 1] < 0)
+                | (back[..., 0] > width - 1)
+                | (back[..., 1] > height - 1)
+            )
+            if outside.any():
+                cut[k] = True
+                seen = strip[k][~outside]
+                bright = seen[seen.sum(axis=1) >= np.median(seen.sum(axis=1))]
+                strip[k][outside] = np.median(bright, axis=0).astype(np.uint8)
+    return strip.reshape(len(quads) * _SLOT_H, _SLOT_W, 3), cut
+
+
+def _otsu(values: np.ndarray) -> np.ndarray:
+    """Otsu thresholds of each row of a (N, M) uint8 array."""
+    n = values.shape[0]
+    hist = np.bincount(
+        (values.astype(np.int64) + 256 * np.arange(n)[:, None]).ravel(), minlength=256 * n
+    )
+    hist = hist.reshape(n, 256).astype(np.float64)
+    levels = np.arange(256, dtype=np.float64)
+    weight = np.cumsum(hist, axis=1)
+    total = weight[:, -1:]
+    mass = np.cumsum(hist * levels, axis=1)
+    mean_low = mass / np.maximum(weight, 1)
+    mean_high = (mass[:, -1:] - mass) / np.maximum(total - weight, 1)
+    between = weight * (total - weight) * (mean_low - mean_high) ** 2
+    return np.argmax(between, axis=1).astype(np.float64)
+
+
+def _dividers(valley: np.ndarray) -> np.ndarray:
+    """Per patch: a thin dark line right across it, parallel to a side (a gap between cards).
+
+    Symbols never reach a card's edges, so a line running from edge to edge through the margins
+    as well as the middle means the quad holds more than one card. Only thin dark lines count: a
+    shadow's edge across a card is a step, not a line.
+    """
+    line = (valley > 8).astype(np.uint8)
+    found = np.zeros(valley.shape[0], bool)
+    for axis in (1, 2):  # lines along y (columns), then along x (rows)
+        cover = line if axis == 1 else line.transpose(0, 2, 1)
+        n, h, w = cover.shape
+        cover = cover.astype(np.float32)
+        cover = np.maximum(np.maximum(cover, np.roll(cover, 1, axis=2)), np.roll(cover, -1, axis=2))
+        edge = max(3, int(0.14 * h))
+        ends = np.minimum(cover[:, 2:edge].mean(axis=1), cover[:, h - edge : h - 2].mean(axis=1))
+        whole = cover[:, 2 : h - 2].mean(axis=1)
+        lo, hi = int(0.2 * w), int(0.8 * w)
+        found |= ((ends[:, lo:hi] > 0.6) & (whole[:, lo:hi] > 0.85)).any(axis=1)
+    return found
+
+
+def inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
+    """Check each quad (corners in ``image`` pixels) for a card; one Inspection per quad."""
+    if not quads:
+        return []
+    n = len(quads)
+    strip, cut = _strip(image, quads)
+    lab = cv2.cvtColor(strip, cv2.COLOR_BGR2LAB)
+    light_strip = lab[..., 0]
+    chroma_strip = cv2.magnitude(
+        lab[..., 1].astype(np.float32) - 128, lab[..., 2].astype(np.float32) - 128
+    )
+    dark_strip = cv2.morphologyEx(light_strip, cv2.MORPH_BLACKHAT, np.ones((15, 15), np.uint8))
+    grey = cv2.GaussianBlur(light_strip, (3, 3), 0)
+    valley_strip = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((5, 5), np.uint8))
+
+    def core(a: np.ndarray) -> np.ndarray:
+        return a.reshape(n, _SLOT_H, _SLOT_W)[:, PAD : PAD + PATCH_H, PAD : PAD + PATCH_W]
+
+    light = core(light_strip).astype(np.float32)
+    chroma = core(chroma_strip)
+    dark = core(dark_strip).astype(np.float32)
+    m, e = _MARGIN, _EDGE
+    inner = np.zeros((PATCH_H, PATCH_W), bool)
+    inner[m:-m, m:-m] = True
+    ring = ~inner
+    ring[:e, :] = ring[-e:, :] = ring[:, :e] = ring[:, -e:] = False
+
+    paper_chroma = np.median(chroma[:, ring], axis=1)
+    excess = chroma - paper_chroma[:, None, None]
+    strength = dark + np.maximum(excess, 0)
+    otsu = _otsu(np.clip(strength[:, inner], 0, 255).astype(np.uint8))
+    ink = strength > np.clip(otsu, 12, 25)[:, None, None]
+    ink_share = ink[:, inner].mean(axis=1)
+    # symbol ink (colour, or black) reaching the outer band: a quad inside a symbol, or a
+    # quad cutting through a card; shading and table slivers are neither
+    marks = ink & ((excess > 6) | (dark > 40))
+    b0, b1 = e, e + 3
+    bands = np.stack(
+        [
+            marks[:, b0:b1, m:-m].mean(axis=(1, 2)),
+            marks[:, -b1:-b0, m:-m].mean(axis=(1, 2)),
+            marks[:, m:-m, b0:b1].mean(axis=(1, 2)),
+            marks[:, m:-m, -b1:-b0].mean(axis=(1, 2)),
+        ],
+        axis=1,
+    ).max(axis=1)
+    paper = ~ink & inner
+    paper_count = np.maximum(paper.sum(axis=(1, 2)), 1)
+    paper_light = (light * paper).sum(axis=(1, 2)) / paper_count
+    paper_chroma_in = (chroma * paper).sum(axis=(1, 2)) / paper_count
+    dark_ring = (light[:, ring] < 0.5 * paper_light[:, None]).mean(axis=1)
+
+    # the tallest ink blob of each patch: a symbol, standing across the card
+    blobs = np.zeros((n, _SLOT_H, _SLOT_W), np.uint8)
+    blobs[:, PAD : PAD + PATCH_H, PAD : PAD + PATCH_W] = ink & inner
+    blobs = cv2.dilate(blobs.reshape(n * _SLOT_H, _SLOT_W), np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(blobs, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    tall = np.full(n, -1)
+    top = np.zeros(n)
+    wide = np.zeros(n)
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        if w * h < 20 or cv2.contourArea(contour) < 12:
+            continue
+        slot = y // _SLOT_H
+        if h > tall[slot]:
+            tall[slot], top[slot], wide[slot] = h, y - slot * _SLOT_H - PAD, w
+    divider = _dividers(core(valley_strip))
+
+    out = []
+    for k in range(n):
+        h = tall[k]
+        centre = (top[k] + h / 2) / PATCH_H
+        if not 0.02 < ink_share[k] < 0.8:
+            reason = "ink share"
+        elif bands[k] > 0.1:
+            reason = "ink at the edge"
+        elif dark_ring[k] > 0.1:
+            reason = "table inside"
+        elif h < 0:
+            reason = "no symbol"
+        elif cut[k] and not 0.25 * PATCH_H <= h <= 0.88 * PATCH_H:
+            reason = "symbol size"  # a symbol may be cut by the border: less is known
+        elif not cut[k] and (not 0.35 * PATCH_H <= h <= 0.88 * PATCH_H or abs(centre - 0.5) > 0.2):
+            reason = "symbol size"
+        elif not cut[k] and h < 1.15 * wide[k] and h < 0.55 * PATCH_H:
+            reason = "symbol lying"  # half a card, or two cards side by side
+        elif divider[k]:
+            reason = "divider"
+        else:
+            out.append(Inspection(True, float(paper_light[k]), float(paper_chroma_in[k])))
+            continue
+        out.append(Inspection(False, reason=reason))
+    return out
+
+
+def edge_support(
+    grad_x: np.ndarray, grad_y: np.ndarray, quads: np.ndarray, samples: int = 12
+) -> np.ndarray:
+    """Per quad (N, 4, 2): the share of points along its sides where the lightness steps."""
+    n = len(quads)
+    if n == 0:
+        return np.zeros(0)
+    h, w = grad_x.shape
+    a = quads
+    b = np.roll(quads, -1, axis=1)
+    d = b - a
+    length = np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-6)
+    normal = np.stack([-d[..., 1], d[..., 0]], axis=2) / length  # (N, 4, 2)
+    t = np.linspace(0.12, 0.88, samples)
+    offsets = np.array([-1.5, -0.5, 0.5, 1.5])
+    points = (
+        a[:, :, None, None, :]
+        + t[None, None, :, None, None] * d[:, :, None, None, :]
+        + offsets[None, None, None, :, None] * normal[:, :, None, None, :]
+    )
+    x = points[..., 0]
+    y = points[..., 1]
+    inside = (x >= 1) & (x < w - 1) & (y >= 1) & (y < h - 1)
+    xi = np.clip(np.rint(x).astype(np.int32), 0, w - 1)
+    yi = np.clip(np.rint(y).astype(np.int32), 0, h - 1)
+    g = np.abs(
+        grad_x[yi, xi] * normal[:, :, None, None, 0] + grad_y[yi, xi] * normal[:, :, None, None, 1]
+    )
+    best = g.max(axis=3)
+    valid = inside.all(axis=3)
+    good = ((best > 6) & valid).sum(axis=(1, 2))
+    return good / np.maximum(valid.sum(axis=(1, 2)), 1)

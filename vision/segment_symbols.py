@@ -1,0 +1,269 @@
+"""Finding cards from their symbols: ink blobs grouped into cards, then edges searched around them.
+
+This finds cards whose outlines do not come out as regions: cards on a white or pale table
+whose edges fade out, cards touching each other, cards crossed by shadows, cards partly covered
+by others. SET symbols are centred on the card, span about 0.71 of its width (measured over
+every source) and are stacked along its length 0.43 widths apart, so a group of 1-3 alike
+symbols predicts the card's centre, orientation and size. Each side is then looked for as the
+first straight edge out from the symbols, parallel to the prediction; a side that cannot be
+seen is mirrored from the opposite one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.segment_fit import CARD_RATIO
+
+#: A symbol's length (across the card) over the card's width, and its thickness over length.
+SYMBOL_TO_WIDTH = 0.71
+SYMBOL_SHAPE = 0.49
+#: Ink stronger than this (lightness units of darkness plus chroma) is a symbol.
+INK = 18.0
+#: Symbols are coloured: their chroma exceeds the paper's around them by at least this much.
+MIN_COLOUR = 2.0
+#: A side counts as seen when this share of points along it steps in lightness.
+SEEN = 0.6
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A connected patch of ink with its principal axis and extents."""
+
+    centre: np.ndarray  # (2,) x, y: the middle of its extents
+    axis: np.ndarray  # unit vector along the long axis
+    length: float  # extent along the axis
+    thickness: float  # extent across it
+    colour: np.ndarray  # mean Lab a, b
+    excess: float  # mean chroma above the paper around it
+
+
+def ink_strength(
+    lightness: np.ndarray, chroma: np.ndarray, paper: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """How much darker or more coloured each pixel is than the paper around it (float32).
+
+    Returns the total and its colour part: chroma above the least coloured paper within
+    ``size`` pixels (the table's colour must not count as paper, or a card's edge on a dark
+    cloth would look like coloured ink).
+    """
+    k = max(5, size | 1)
+    kernel = np.ones((k, k), np.uint8)
+    dark = cv2.morphologyEx(lightness, cv2.MORPH_BLACKHAT, kernel).astype(np.float32)
+    base = cv2.erode(np.where(paper > 0, chroma, np.float32(255)), kernel)
+    excess = np.maximum(chroma - base, 0)
+    return dark + excess, excess
+
+
+def find_blobs(
+    strength: np.ndarray,
+    excess: np.ndarray,
+    a_chan: np.ndarray,
+    b_chan: np.ndarray,
+    min_area: int,
+    max_length: float,
+) -> list[Blob]:
+    """Connected ink blobs with their principal axis and extents (vectorised over blobs)."""
+    ink = (strength > INK).astype(np.uint8)
+    ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, labels = cv2.connectedComponents(ink)
+    if n <= 1:
+        return []
+    keep = np.bincount(labels.ravel(), minlength=n) >= min_area
+    keep[0] = False
+    if not keep.any():
+        return []
+    ys, xs = np.nonzero(keep[labels])
+    lab = labels[ys, xs]
+    order = np.argsort(lab, kind="stable")
+    ys, xs, lab = ys[order], xs[order], lab[order]
+    _, starts, counts = np.unique(lab, return_index=True, return_counts=True)
+    x, y = xs.astype(np.float64), ys.astype(np.float64)
+
+    def mean(v: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(v, starts) / counts
+
+    mx, my = mean(x), mean(y)
+    dx, dy = x - np.repeat(mx, counts), y - np.repeat(my, counts)
+    theta = 0.5 * np.arctan2(2 * mean(dx * dy), mean(dx * dx) - mean(dy * dy))
+    ux, uy = np.cos(theta), np.sin(theta)
+    along = dx * np.repeat(ux, counts) + dy * np.repeat(uy, counts)
+    across = -dx * np.repeat(uy, counts) + dy * np.repeat(ux, counts)
+    a_hi, a_lo = np.maximum.reduceat(along, starts), np.minimum.reduceat(along, starts)
+    c_hi, c_lo = np.maximum.reduceat(across, starts), np.minimum.reduceat(across, starts)
+    amid, cmid = (a_hi + a_lo) / 2, (c_hi + c_lo) / 2
+    cx = mx + amid * ux - cmid * uy
+    cy = my + amid * uy + cmid * ux
+    ex = mean(excess[ys, xs].astype(np.float64))
+    ca = mean(a_chan[ys, xs].astype(np.float64))
+    cb = mean(b_chan[ys, xs].astype(np.float64))
+    size = np.maximum(a_hi - a_lo, c_hi - c_lo) + 1
+    return [
+        Blob(
+            np.array([cx[i], cy[i]]),
+            np.array([ux[i], uy[i]]),
+            float(a_hi[i] - a_lo[i] + 1),
+            float(c_hi[i] - c_lo[i] + 1),
+            np.array([ca[i], cb[i]]),
+            float(ex[i]),
+        )
+        for i in range(len(starts))
+        if size[i] <= max_length
+    ]
+
+
+def group_blobs(blobs: list[Blob]) -> list[list[Blob]]:
+    """Blobs that look like the 1-3 symbols of one card: alike, parallel, stacked side by side."""
+    cand = [b for b in blobs if 0.25 <= b.thickness / b.length <= 0.8 and b.excess >= MIN_COLOUR]
+    n = len(cand)
+    if n == 0:
+        return []
+    centre = np.array([b.centre for b in cand])
+    axis = np.array([b.axis for b in cand])
+    length = np.array([b.length for b in cand])
+    colour = np.array([b.colour for b in cand])
+    d = centre[None, :, :] - centre[:, None, :]
+    along = np.abs((d * axis[:, None, :]).sum(-1))
+    perp = np.abs(d[..., 0] * -axis[:, None, 1] + d[..., 1] * axis[:, None, 0])
+    lmin = np.minimum(length[:, None], length[None, :])
+    lmax = np.maximum(length[:, None], length[None, :])
+    linked = (
+        (lmax / lmin < 1.35)
+        & (np.abs(axis @ axis.T) > np.cos(np.radians(15)))
+        & (np.linalg.norm(colour[:, None] - colour[None, :], axis=-1) < 25)
+        & (along < 0.2 * lmin)
+        & (perp > 0.42 * lmin)
+        & (perp < 0.85 * lmax)
+    )
+    np.fill_diagonal(linked, False)
+    count, labels = _components(linked)
+    groups = [[cand[i] for i in np.nonzero(labels == g)[0]] for g in range(count)]
+    return [g for g in groups if len(g) <= 3]
+
+
+def _components(adjacency: np.ndarray) -> tuple[int, np.ndarray]:
+    """Connected components of a small symmetric boolean adjacency matrix."""
+    n = len(adjacency)
+    labels = -np.ones(n, int)
+    count = 0
+    for i in range(n):
+        if labels[i] >= 0:
+            continue
+        stack = [i]
+        labels[i] = count
+        while stack:
+            j = stack.pop()
+            for k in np.nonzero(adjacency[j] & (labels < 0))[0]:
+                labels[k] = count
+                stack.append(k)
+        count += 1
+    return count, labels
+
+
+def _side_search(
+    grad_x: np.ndarray,
+    grad_y: np.ndarray,
+    centre: np.ndarray,
+    normal: np.ndarray,
+    reach: tuple[float, float],
+    half: float,
+    strong: float = 4.0,
+) -> tuple[float, float, float]:
+    """The first straight edge out from the centre, near-parallel to a side.
+
+    Returns (distance, angle in radians, score). The score is the share of points along the
+    line where the lightness steps across it by ``strong`` per pixel or more, all the same way (a
+    card is brighter or darker than what lies beyond it all along its side); a step one pixel
+    either side counts, so a thin gap between touching cards is seen as well.
+    """
+    h, w = grad_x.shape
+    d_min, d_max = reach
+    dist = np.linspace(d_min, d_max, max(3, int(round(d_max - d_min)) + 1))
+    angles = np.radians(np.arange(-10, 10.1, 1.25))
+    t = np.linspace(-0.7, 0.7, 15) * half
+    offsets = np.array([-1.0, 0.0, 1.0])
+    cos, sin = np.cos(angles), np.sin(angles)
+    nx = normal[0] * cos - normal[1] * sin
+    ny = normal[0] * sin + normal[1] * cos
+    r = dist[:, None, None, None] + offsets
+    along = t[None, None, :, None]
+    px = centre[0] + r * nx[:, None, None] - along * ny[:, None, None]
+    py = centre[1] + r * ny[:, None, None] + along * nx[:, None, None]
+    inside = ((px >= 0) & (px <= w - 1) & (py >= 0) & (py <= h - 1)).all(-1)
+    xi = np.clip(np.rint(px).astype(np.int32), 0, w - 1)
+    yi = np.clip(np.rint(py).astype(np.int32), 0, h - 1)
+    g = grad_x[yi, xi] * nx[:, None, None] + grad_y[yi, xi] * ny[:, None, None]
+    rise = np.clip(g.max(-1) / strong, 0, 1)
+    fall = np.clip(-g.min(-1) / strong, 0, 1)
+    valid = inside.sum(-1)
+    score = np.maximum((rise * inside).sum(-1), (fall * inside).sum(-1)) / np.maximum(valid, 1)
+    score = score * (valid >= 0.6 * len(t))
+    best = score.max(axis=1)
+    pick = int(np.argmax(best))
+    top = best.max()
+    for i in range(len(best)):  # the first clear edge: a neighbour's edge lies further out
+        if (
+            best[i] >= max(SEEN, 0.7 * top)
+            and best[i] >= best[max(0, i - 1)]
+            and best[i] >= best[min(len(best) - 1, i + 1)]
+        ):
+            pick = i
+            break
+    k = int(np.argmax(score[pick]))
+    return float(dist[pick]), float(angles[k]), float(score[pick, k])
+
+
+def card_from_group(
+    group: list[Blob], grad_x: np.ndarray, grad_y: np.ndarray
+) -> tuple[np.ndarray, int] | None:
+    """A card quadrilateral around a symbol group, and how many of its sides were seen."""
+    centre = np.mean([b.centre for b in group], axis=0)
+    u = group[0].axis.copy()
+    for b in group[1:]:
+        u += b.axis if b.axis @ u > 0 else -b.axis
+    u /= np.linalg.norm(u)
+    v = np.array([-u[1], u[0]])
+    length = float(np.mean([b.length for b in group]))
+    width = length / SYMBOL_TO_WIDTH
+    thickness = float(np.mean([b.thickness for b in group]))
+    # foreshortening along the card's length, judged from the symbols' proportions
+    squash = float(np.clip(thickness / length / SYMBOL_SHAPE, 0.6, 1.25))
+    card_length = CARD_RATIO * width * squash
+    reach_v = max(float(abs((b.centre - centre) @ v)) + b.thickness / 2 for b in group)
+    normals = (u, v, -u, v * -1)
+    expect = (width / 2, card_length / 2)
+    sides = []
+    for k, normal in enumerate(normals):
+        near = length / 2 + 0.06 * width if k % 2 == 0 else reach_v + 0.08 * width
+        far = max(near + 2, 1.4 * expect[k % 2])
+        half = card_length / 2 if k % 2 == 0 else width / 2
+        sides.append(_side_search(grad_x, grad_y, centre, normal, (near, far), half))
+    seen = [s[2] >= SEEN for s in sides]
+    for k in (0, 1):  # symbols are centred: opposite sides lie at about the same distance
+        a, b = sides[k], sides[k + 2]
+        if seen[k] and seen[k + 2] and abs(a[0] - b[0]) > 0.2 * min(a[0], b[0]):
+            seen[k if abs(a[0] - expect[k]) > abs(b[0] - expect[k]) else k + 2] = False
+    if not (seen[0] or seen[2]) or not (seen[1] or seen[3]):
+        return None
+    lines = []
+    for k, normal in enumerate(normals):
+        dist, angle, _ = sides[k] if seen[k] else sides[(k + 2) % 4]  # mirrored when unseen
+        cos, sin = np.cos(angle), np.sin(angle)
+        lines.append(
+            (np.array([normal[0] * cos - normal[1] * sin, normal[0] * sin + normal[1] * cos]), dist)
+        )
+    across = lines[0][1] + lines[2][1]
+    along = lines[1][1] + lines[3][1]
+    if not (0.55 < length / across < 0.88 and 1.15 < along / across < 2.2):
+        return None
+    corners = []
+    for k in range(4):
+        (n1, d1), (n2, d2) = lines[k - 1], lines[k]
+        m = np.array([n1, n2])
+        if abs(np.linalg.det(m)) < 0.2:
+            return None
+        corners.append(centre + np.linalg.solve(m, np.array([d1, d2])))
+    return np.array(corners, np.float32), int(sum(seen))
