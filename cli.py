@@ -286,6 +286,156 @@ def _check_image(args: argparse.Namespace) -> int:
     return EXIT_OK if check.valid else EXIT_NO
 
 
+def cmd_review(args: argparse.Namespace) -> int:
+    from functools import partial
+
+    from calibration.profiles import reader_for
+    from vision.report import write_report
+    from vision.review import review
+
+    if args.jobs < 1:
+        raise SetvisionError("--jobs must be at least 1")
+    if os.path.exists(args.report) and not os.path.isdir(args.report):
+        raise SetvisionError(f"{args.report}: is a file; --report takes a folder")
+    paths = expand_paths(args.paths)
+    make_reader = partial(reader_for, args.profile, args.model, auto=not args.no_auto_calibration)
+    progress = Progress(len(paths))
+    result = review(paths, args.report, make_reader, args.jobs, args.sequence, progress.step)
+    page = write_report(result, args.report)
+    for photo in result.results:
+        if photo.error:
+            print(f"setvision: error: {photo.error}", file=sys.stderr)
+    s = result.summary
+    unreadable = f", {s.unreadable} could not be read" if s.unreadable else ""
+    print(
+        f"{s.photos} photos, {s.cards} cards read, {s.sets} sets found, "
+        f"{s.needs_look} need a look{unreadable}"
+    )
+    if result.replay is not None:
+        print(f"replay ({result.order}):")
+        for step in result.replay.steps:
+            print(f"  {step.before} -> {step.after}")
+            for finding in step.findings:
+                print(f"    {finding.level.value:<8} {finding.text}")
+        for finding in result.replay.ending:
+            print(f"  end: {finding.level.value:<8} {finding.text}")
+        print(f"  ({result.replay.stock_basis})")
+    print(f"report: {page}")
+    return EXIT_BAD_INPUT if s.unreadable else EXIT_OK
+
+
+# ---------------------------------------------------------------- live video
+
+
+def cmd_live(args: argparse.Namespace) -> int:
+    from contextlib import nullcontext
+
+    from vision.live import LiveAnalyser
+    from vision.live_output import VideoSink
+    from vision.live_source import open_source
+
+    if args.max_frames is not None and args.max_frames < 1:
+        raise SetvisionError("--max-frames must be at least 1")
+    if not args.no_window and not _has_display():
+        raise SetvisionError(
+            "no display to open a window on: use --no-window (with --json or --save-video)"
+        )
+    analyser = LiveAnalyser(_reader(args))
+    with open_source(args.camera, args.video) as source:
+        sink = VideoSink(args.save_video, source.fps) if args.save_video else nullcontext()
+        with sink:
+            if args.no_window:
+                _live_headless(args, source, analyser, sink if args.save_video else None)
+            else:
+                _live_window(args, source, analyser, sink if args.save_video else None)
+    return EXIT_OK
+
+
+def _has_display() -> bool:
+    if sys.platform != "linux":
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _live_headless(args: argparse.Namespace, source, analyser, sink) -> None:
+    from vision.live import live_record
+    from vision.live_worker import analysed_frames
+    from vision.overlay import Annotator
+
+    annotator = Annotator(reveal=args.reveal)
+    frames = analysed_frames(source, analyser.analyse, args.max_frames, realtime=source.live)
+    count, last = 0, None
+    for frame, result in frames:
+        count += 1
+        message = result.message(args.reveal)
+        if args.json:
+            print(json.dumps(live_record(result, source.name, args.reveal)), flush=True)
+        elif result.summary() != last:  # a line when the reading changes, not every frame
+            print(f"{result.t:7.2f} s  frame {result.frame:>5}: {message}", flush=True)
+        last = result.summary()
+        if sink is not None:
+            sink.write(annotator.annotate(frame.image, result.layout, message))
+    if not args.json:
+        print(f"{count} frames analysed" + (f"; annotated video: {sink.path}" if sink else ""))
+
+
+def _live_window(args: argparse.Namespace, source, analyser, sink) -> None:
+    from vision.live import live_record
+    from vision.live_window import Controls, run_window
+
+    def print_record(frame, result) -> None:
+        print(json.dumps(live_record(result, source.name, args.reveal)), flush=True)
+
+    run_window(
+        source,
+        analyser.analyse,
+        Controls(reveal=args.reveal),
+        out_dir=args.out,
+        max_frames=args.max_frames,
+        sink=sink,
+        on_result=print_record if args.json else None,
+    )
+
+
+def _bench_live(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.live import LiveAnalyser
+    from vision.live_bench import bench_video
+    from vision.live_source import video_paths
+
+    cv2.setNumThreads(args.threads)
+    size = None
+    if args.frame_size:
+        try:
+            width, height = (int(v) for v in args.frame_size.lower().split("x"))
+        except ValueError:
+            raise SetvisionError(f"--frame-size takes WxH, got {args.frame_size}") from None
+        size = (width, height)
+    paths = video_paths(args.live)
+    print(
+        f"every frame analysed in order, {args.threads} OpenCV thread(s); decoding not counted"
+        + (f"; frames fitted into {size[0]}x{size[1]}" if size else "")
+    )
+    for path in paths:
+        b = bench_video(path, LiveAnalyser(_reader(args)), args.max_frames, size)
+        print(
+            f"{os.path.basename(path)}: {b.size[0]}x{b.size[1]}, {b.frames} frames "
+            f"({b.video_seconds:.1f} s of video), {b.mean_cards:.1f} cards per frame"
+        )
+        print(
+            f"  speed    {b.cpu_fps:6.1f} analysed frames/s on one core "
+            f"({1000 / max(b.cpu_fps, 1e-9):.1f} ms CPU per frame); {b.fps:.1f}/s by the wall clock"
+        )
+        print(f"  latency  median {b.latency(50):.1f} ms, 95th percentile {b.latency(95):.1f} ms")
+        print(
+            f"  flicker  {b.set_changes} set-list changes in {b.still_seconds:.1f} s of unchanged "
+            f"table ({b.flicker_per_10s:.2f} per 10 s); {b.card_changes} card readings changed, "
+            f"{b.renumberings} renumberings, {b.tracks_started} cards tracked"
+        )
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------- models and measurement
 
 
@@ -341,16 +491,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not boards:
         raise SetvisionError("no labelled boards to measure")
     if args.loso:
-        from vision.classify import AttributeModels
+        from vision.classify import AttributeModels, load_models
         from vision.training import board_samples, crop_samples, fit_models
 
         crops = crop_samples(data, args.jobs)
         on_boards = board_samples(load_boards(data_dir=data, include_samples=False), args.jobs)
+        # Tempering (how far to trust probabilities) is itself fitted out of source; reuse it.
+        shipped = load_models(getattr(args, "model", None))
         results = []
         for source in sorted({b.source for b in boards}):
             held_out = source.replace(" (sample)", "")
             train = [s for s in crops + on_boards if s.source != held_out]
-            models: AttributeModels = fit_models(train)
+            fitted = fit_models(train, temper=False)
+            models = AttributeModels(fitted.models, fitted.trained_on, shipped.tempering)
             reader = _with_models(args, models)
             subset = [b for b in boards if b.source == source]
             progress = Progress(len(subset))
@@ -369,9 +522,44 @@ def cmd_eval(args: argparse.Namespace) -> int:
             if not r.board_right:
                 print(
                     f"{r.file}: found {r.found}/{r.labelled}, exact {r.exact}, "
-                    f"false {r.false_detections}, verdict {r.verdict}{' FALSE NO SET' if r.false_no_set else ''}"
+                    f"false {r.false_detections}, verdict {r.verdict}"
+                    + (" FALSE NO SET" if r.false_no_set else "")
                 )
     return EXIT_OK
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.bench import letterbox, time_reading
+    from vision.image import load
+
+    if args.live:
+        return _bench_live(args)
+    cv2.setNumThreads(args.threads)
+    reader = _reader(args)
+    paths = expand_paths(args.paths or [_default_samples()])
+    stages = ("find", "measure", "classify", "total")
+    print(f"median of {args.repeat} runs per frame, {args.threads} OpenCV thread(s); ms")
+    print(f"{'photo':<48} {'size':>10} {'cards':>5} " + " ".join(f"{s:>8}" for s in stages))
+    for path in paths:
+        photo = load(path)
+        for label, image in (
+            ("1280x720", letterbox(photo.image, (1280, 720))),
+            ("full", photo.image),
+        ):
+            timing = time_reading(reader, image, label, args.repeat)
+            size = f"{timing.width}x{timing.height}"
+            name = f"{os.path.basename(path)[:38]} {label}"
+            print(
+                f"{name:<48} {size:>10} {timing.cards:>5} "
+                + " ".join(f"{timing.stages_ms.get(s, 0.0):>8.1f}" for s in stages)
+            )
+    return EXIT_OK
+
+
+def _default_samples() -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample_images")
 
 
 def _with_models(args: argparse.Namespace, models):
@@ -430,6 +618,35 @@ def build_parser() -> argparse.ArgumentParser:
     _add_reading_options(detect)
     detect.set_defaults(handler=cmd_detect)
 
+    review = sub.add_parser(
+        "review", help="check photos after the fact: an HTML report, and a game replay"
+    )
+    review.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders")
+    review.add_argument("--report", required=True, metavar="DIR", help="write the report here")
+    review.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="photos read in parallel"
+    )
+    review.add_argument(
+        "--sequence",
+        action="store_true",
+        help="photos of one game in capture order: replay what happened between them",
+    )
+    _add_reading_options(review)
+    review.set_defaults(handler=cmd_review)
+
+    live = sub.add_parser("live", help="a camera or video: cards and sets shown as play goes on")
+    where = live.add_mutually_exclusive_group()
+    where.add_argument("--camera", type=int, metavar="INDEX", help="camera number (default 0)")
+    where.add_argument("--video", metavar="PATH_OR_URL", help="a video file or stream instead")
+    live.add_argument("--reveal", choices=REVEALS, default="all", help="how much to show (key h)")
+    live.add_argument("--no-window", action="store_true", help="no window: print or save instead")
+    live.add_argument("--json", action="store_true", help="one JSON line per analysed frame")
+    live.add_argument("--save-video", metavar="OUT", help="write the annotated stream (.mp4, .avi)")
+    live.add_argument("--out", metavar="DIR", default=".", help="where key s saves (default .)")
+    live.add_argument("--max-frames", type=int, metavar="N", help="stop after N frames")
+    _add_reading_options(live)
+    live.set_defaults(handler=cmd_live)
+
     train = sub.add_parser("train", help="fit the attribute models from shared/data")
     train.add_argument("--data", metavar="DIR", help="the data folder (default ../shared/data)")
     train.add_argument(
@@ -455,6 +672,20 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     _add_reading_options(evaluation)
     evaluation.set_defaults(handler=cmd_eval)
+
+    bench = sub.add_parser("bench", help="time detection on photos (default: sample_images)")
+    bench.add_argument("paths", nargs="*", metavar="PATH")
+    bench.add_argument("--repeat", type=int, default=15, help="runs per photo (median)")
+    bench.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1 core)")
+    bench.add_argument(
+        "--live", nargs="+", metavar="VIDEO", help="time live analysis on videos (or folders)"
+    )
+    bench.add_argument("--max-frames", type=int, metavar="N", help="with --live: first N frames")
+    bench.add_argument(
+        "--frame-size", metavar="WxH", help="with --live: fit frames into e.g. 1280x720 first"
+    )
+    _add_reading_options(bench)
+    bench.set_defaults(handler=cmd_bench)
 
     odds = sub.add_parser("odds", help="how often a random layout holds no set")
     odds.add_argument("--cards", type=int, default=12)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from calibration.auto import calibrate_layout
 from vision.classify import AttributeModels, load_models
 from vision.pipeline import CardReader
 
@@ -14,4 +15,4 @@ def reader_for(
 ) -> CardReader:
     """A CardReader: the shipped (or given) model, the named profile, per-photo calibration."""
     models = models if models is not None else load_models(model)
-    return CardReader(models)
+    return CardReader(models, calibrate_layout if auto else None)

@@ -1,1 +1,53 @@
 """Shared fixtures: real photos from ../shared/data are decoded once per session."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.dataset import Board, default_data_dir, load_boards
+from vision.image import Photo, load
+
+PROJECT = Path(__file__).resolve().parent.parent
+SAMPLES = PROJECT / "sample_images"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return default_data_dir()
+
+
+@pytest.fixture(scope="session")
+def boards() -> dict[str, Board]:
+    """Every labelled board by its file name under shared/data (and sample_images/...)."""
+    return {b.file: b for b in load_boards()}
+
+
+_PHOTOS: dict[str, Photo] = {}
+
+
+@pytest.fixture(scope="session")
+def photo():
+    """photo(path) -> Photo, each file decoded once for the whole session."""
+
+    def get(path: str | Path) -> Photo:
+        key = str(path)
+        if key not in _PHOTOS:
+            _PHOTOS[key] = load(key)
+        return _PHOTOS[key]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def reader():
+    from calibration.profiles import reader_for
+
+    return reader_for()
+
+
+@pytest.fixture(scope="session")
+def sample_labels() -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in SAMPLES.glob("*.json")}

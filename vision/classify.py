@@ -120,11 +120,31 @@ _KINDS = {"softmax": SoftmaxModel, "forest": ForestModel}
 
 
 @dataclass(frozen=True)
+class Tempering:
+    """Makes raw probabilities honest on decks never seen in training.
+
+    Fitted on out-of-source predictions: ``p ** (1 / temperature)`` renormalised, then mixed
+    with a uniform ``floor`` so that no reading is ever certain.
+    """
+
+    temperature: float = 1.0
+    floor: float = 0.0
+
+    def apply(self, p: np.ndarray) -> np.ndarray:
+        logits = np.log(np.clip(p, 1e-9, 1.0)) / self.temperature
+        logits -= logits.max(axis=1, keepdims=True)
+        tempered = np.exp(logits)
+        tempered /= tempered.sum(axis=1, keepdims=True)
+        return (1 - self.floor) * tempered + self.floor / p.shape[1]
+
+
+@dataclass(frozen=True)
 class AttributeModels:
     """One model per attribute, and a note of what they were fitted on."""
 
     models: dict[str, SoftmaxModel | ForestModel]
     trained_on: dict
+    tempering: dict[str, Tempering] | None = None
 
     def predict(self, features: list[CardFeatures]) -> dict[str, np.ndarray]:
         """Per attribute, an (n_cards, 3) array of probabilities in ``VALUES`` order."""
@@ -135,7 +155,10 @@ class AttributeModels:
                 result[attribute] = np.zeros((0, 3))
                 continue
             x = np.stack([f.vector(model.features) for f in features])
-            result[attribute] = model.predict_proba(x)
+            p = model.predict_proba(x)
+            if self.tempering and attribute in self.tempering:
+                p = self.tempering[attribute].apply(p)
+            result[attribute] = p
         return result
 
     def to_json(self) -> str:
@@ -144,6 +167,10 @@ class AttributeModels:
             "values": {a: list(VALUES[a]) for a in ATTRIBUTES},
             "trained_on": self.trained_on,
             "attributes": {a: self.models[a].to_dict() for a in ATTRIBUTES},
+            "tempering": {
+                a: {"temperature": t.temperature, "floor": t.floor}
+                for a, t in (self.tempering or {}).items()
+            },
         }
         return json.dumps(payload, separators=(",", ":"), sort_keys=True)
 
@@ -162,7 +189,11 @@ class AttributeModels:
                 unknown = set(models[attribute].features) - set(FEATURE_GROUPS_ALL)
                 if unknown:
                     raise ModelError(f"{name}: unknown features {sorted(unknown)}")
-            return cls(models, payload.get("trained_on", {}))
+            tempering = {
+                a: Tempering(float(t["temperature"]), float(t["floor"]))
+                for a, t in payload.get("tempering", {}).items()
+            }
+            return cls(models, payload.get("trained_on", {}), tempering or None)
         except (KeyError, TypeError, ValueError) as error:
             raise ModelError(f"{name}: not a valid setvision model ({error})") from None
 

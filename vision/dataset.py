@@ -94,13 +94,21 @@ def _board(entry: dict, path: Path) -> Board:
 
 
 def apply_fixes(entries: dict[str, dict], fixes: list[dict]) -> None:
-    """Corrections kept as data: replace a board's labels, or one card's reading."""
+    """Corrections kept as data (tests/data/label_fixes.json), applied in order.
+
+    ``{"file", "card": i, "now": "2-red-open-oval"}`` changes card i's reading,
+    ``{"file", "card": i, "remove": true}`` drops it, ``{"file", "add": {...}}`` adds a card,
+    ``{"file", "board": {...}}`` replaces board fields (e.g. after every card was checked).
+    """
     for fix in fixes:
         entry = entries.get(fix["file"])
         if entry is None:
             continue
         if "board" in fix:
             entries[fix["file"]] = {**entry, **fix["board"]}
+            continue
+        if "add" in fix:
+            entry["cards"].append(fix["add"])
             continue
         index = fix["card"]
         if fix.get("remove"):

@@ -34,7 +34,7 @@ COLOR_FEATURES = (
 )  # fmt: skip
 SHADING_FEATURES = (
     "inside_ratio", "inside_spread", "inside_cover", "inside_texture", "inside_chroma",
-    "outline_strength", "inside_lightness",
+    "outline_strength", "inside_lightness", "inside_ink", "inside_contrast", "stripe_anisotropy",
 )  # fmt: skip
 FEATURE_NAMES = NUMBER_FEATURES + SHAPE_FEATURES + COLOR_FEATURES + SHADING_FEATURES
 FEATURE_GROUPS = {
@@ -60,46 +60,52 @@ class CardFeatures:
         return len(self.symbols)
 
 
+_GRID = (32, 20)  # paper model fitting grid (width, height)
+
+
+def _design() -> np.ndarray:
+    ys, xs = np.mgrid[0 : _GRID[1], 0 : _GRID[0]].astype(np.float32)
+    xs, ys = xs / (_GRID[0] - 1) - 0.5, ys / (_GRID[1] - 1) - 0.5
+    return np.stack([np.ones_like(xs), xs, ys, xs * xs, ys * ys, xs * ys], -1).reshape(-1, 6)
+
+
+_DESIGN = _design()
+_GRID_INNER = np.zeros((_GRID[1], _GRID[0]), bool)
+_GRID_INNER[2:-2, 2:-2] = True
+_GRID_INNER = _GRID_INNER.ravel()
+
+
 def paper_model(card: np.ndarray) -> np.ndarray:
-    """A smooth (quadratic) estimate of the bare paper's colour at every pixel, float32."""
+    """A smooth (quadratic) estimate of the bare paper's colour at every pixel, float32.
+
+    Fitted on a coarse grid to the brightest, least coloured cells, then refitted to the cells
+    it explains; what remains unexplained is ink.
+    """
     height, width = card.shape[:2]
-    small = cv2.resize(card, (32, 20), interpolation=cv2.INTER_AREA).astype(np.float32)
-    ys, xs = np.mgrid[0:20, 0:32].astype(np.float32)
-    xs, ys = xs / 31.0 - 0.5, ys / 19.0 - 0.5
-    design = np.stack([np.ones_like(xs), xs, ys, xs * xs, ys * ys, xs * ys], -1).reshape(-1, 6)
-    inner = np.zeros((20, 32), bool)
-    inner[2:-2, 2:-2] = True
-    inner = inner.ravel()
-    pixels = small.reshape(-1, 3)
+    pixels = cv2.resize(card, _GRID, interpolation=cv2.INTER_AREA).astype(np.float32).reshape(-1, 3)
+    inner = _GRID_INNER
     brightness = pixels.sum(axis=1)
     spread = pixels.max(axis=1) - pixels.min(axis=1)
     paper = inner & (brightness >= np.percentile(brightness[inner], 55))
     paper &= spread <= np.percentile(spread[paper], 90) + 1e-3
     coef = np.zeros((6, 3), np.float32)
+    coef[0] = np.median(pixels[paper], axis=0) if paper.any() else 200.0
     for _ in range(3):
         if paper.sum() < 12:
             break
-        coef, *_ = np.linalg.lstsq(design[paper], pixels[paper], rcond=None)
-        fitted = design @ coef
+        coef, *_ = np.linalg.lstsq(_DESIGN[paper], pixels[paper], rcond=None)
+        fitted = _DESIGN @ coef
         residual = np.abs(pixels - fitted).max(axis=1) / np.maximum(fitted.mean(axis=1), 1.0)
         paper = inner & (residual < 0.08)
-    gy, gx = np.mgrid[0:height, 0:width].astype(np.float32)
-    gx, gy = gx / (width - 1) - 0.5, gy / (height - 1) - 0.5
-    full = np.stack([np.ones_like(gx), gx, gy, gx * gx, gy * gy, gx * gy], -1)
-    return np.maximum(full @ coef, 8.0).astype(np.float32)
+    coarse = (_DESIGN @ coef).reshape(_GRID[1], _GRID[0], 3).astype(np.float32)
+    full = cv2.resize(coarse, (width, height), interpolation=cv2.INTER_LINEAR)
+    return np.maximum(full, 8.0)
 
 
-def _inner_mask(height: int, width: int) -> np.ndarray:
-    mask = np.zeros((height, width), bool)
-    my, mx = round(MARGIN * height), round(MARGIN * width)
-    mask[my : height - my, mx : width - mx] = True
-    return mask
-
-
-def _symbol_contours(ink: np.ndarray, strength: np.ndarray) -> list[np.ndarray]:
-    """Outer contours of symbol-sized ink regions, left to right."""
-    height, width = ink.shape
-    closed = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+def _symbol_contours(ink: np.ndarray, card_shape: tuple[int, int]) -> list[np.ndarray]:
+    """Outer contours of symbol-sized ink regions, left to right (sizes relative to the card)."""
+    height, width = card_shape
+    closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     found = []
     for contour in contours:
@@ -115,6 +121,18 @@ def _symbol_contours(ink: np.ndarray, strength: np.ndarray) -> list[np.ndarray]:
     areas = np.array([cv2.contourArea(c) for c in found])
     found = [c for c, a in zip(found, areas) if a >= 0.35 * areas.max()]
     return sorted(found, key=lambda c: cv2.boundingRect(c)[0])
+
+
+def _alike(candidates: list[np.ndarray], reference: list[np.ndarray]) -> bool:
+    """Every candidate has about the height and width of the reference symbols."""
+    heights = sorted(cv2.boundingRect(c)[3] for c in reference)
+    widths = sorted(cv2.boundingRect(c)[2] for c in reference)
+    height, width = heights[len(heights) // 2], widths[len(widths) // 2]
+    for contour in candidates:
+        _, _, w, h = cv2.boundingRect(contour)
+        if not (0.8 * height <= h <= 1.25 * height and 0.7 * width <= w <= 1.4 * width):
+            return False
+    return True
 
 
 def _width_profile(mask: np.ndarray) -> tuple[np.ndarray, float, float, float]:
@@ -139,7 +157,7 @@ def _width_profile(mask: np.ndarray) -> tuple[np.ndarray, float, float, float]:
     return profile, wander, swing, taper
 
 
-def _shape_values(contours: list[np.ndarray], shape: tuple[int, int]) -> dict[str, float]:
+def _shape_values(contours: list[np.ndarray]) -> dict[str, float]:
     rows = []
     for contour in contours:
         area = max(cv2.contourArea(contour), 1.0)
@@ -178,46 +196,66 @@ def _shape_values(contours: list[np.ndarray], shape: tuple[int, int]) -> dict[st
         )  # fmt: skip
     if not rows:
         return {name: 0.0 for name in SHAPE_FEATURES}
-    return {name: float(np.median([row[name] for row in rows])) for name in SHAPE_FEATURES}
+    middle = len(rows) // 2  # the median symbol, feature by feature
+    return {name: float(sorted(row[name] for row in rows)[middle]) for name in SHAPE_FEATURES}
+
+
+def _quantile(values: np.ndarray, q: float) -> float:
+    """A quantile by partial sort (much faster than np.percentile on one small array)."""
+    flat = values.ravel()
+    if flat.size == 0:
+        return 0.0
+    k = min(flat.size - 1, max(0, int(round(q * (flat.size - 1)))))
+    return float(np.partition(flat, k)[k])
 
 
 def extract(card: np.ndarray) -> CardFeatures:
-    """Measure a canonical card image ((H, W, 3) uint8 BGR, landscape)."""
+    """Measure a canonical card image ((H, W, 3) uint8 BGR, landscape).
+
+    The symbols' contours come back in the coordinates of the card image.
+    """
     height, width = card.shape[:2]
-    normalised = card.astype(np.float32) / paper_model(card)
-    normalised = np.clip(normalised, 0.0, 1.5)
-    strength = 1.0 - normalised.min(axis=2)
-    inner = _inner_mask(height, width)
-    strength = np.where(inner, strength, 0.0).astype(np.float32)
-    peak = float(np.percentile(strength[inner], 99.5))
-    noise = float(np.median(np.abs(strength[inner] - np.median(strength[inner]))))
+    my, mx = round(MARGIN * height), round(MARGIN * width)
+    normalised = cv2.divide(card.astype(np.float32), paper_model(card))[
+        my : height - my, mx : width - mx
+    ]
+    np.clip(normalised, 0.0, 1.5, out=normalised)
+    b, g, r = cv2.split(normalised)
+    strength = 1.0 - cv2.min(cv2.min(b, g), r)
+    h, w = strength.shape
+    peak = _quantile(strength, 0.995)
+    middle = _quantile(strength, 0.5)
+    noise = _quantile(np.abs(strength - middle), 0.5)
     threshold = float(np.clip(0.45 * peak, max(0.06, 5 * noise + 0.02), 0.35))
-    ink = strength > threshold
-    contours = _symbol_contours(ink, strength)
-    symbols = np.zeros((height, width), np.uint8)
+    ink = (strength > threshold).astype(np.uint8)
+    contours = _symbol_contours(ink, (height, width))
+    faint = _symbol_contours(
+        (strength > max(0.05, 0.55 * threshold)).astype(np.uint8), (height, width)
+    )
+    if contours and len(contours) < len(faint) <= 3 and _alike(faint, contours):
+        contours = faint  # a symbol washed out by glare or a shadow still counts
+    symbols = np.zeros((h, w), np.uint8)
     cv2.drawContours(symbols, contours, -1, 1, thickness=-1)
-    symbols = symbols.astype(bool)
     values: dict[str, float] = {}
 
     count = len(contours)
-    widths = [cv2.boundingRect(c)[2] for c in contours] or [0]
+    boxes = [cv2.boundingRect(c) for c in contours]
+    widths = [box[2] for box in boxes] or [0]
     areas = [cv2.contourArea(c) for c in contours] or [0.0]
     values.update(
         count_1=float(count == 1), count_2=float(count == 2), count_3=float(count == 3),
         count_many=float(count > 3), total_width=sum(widths) / width,
         largest_width=max(widths) / width,
         size_spread=float(np.std(areas) / max(np.mean(areas), 1.0)),
-        ink_columns=float(ink.any(axis=0).mean()),
+        ink_columns=float(ink.max(axis=0).mean()),
     )  # fmt: skip
-    values.update(_shape_values(contours, (height, width)))
+    values.update(_shape_values(contours))
 
-    region = symbols if symbols.any() else (ink & inner)
-    region_strength = strength[region] if region.any() else np.zeros(1, np.float32)
-    outline_strength = float(np.percentile(region_strength, 95)) if region.any() else 0.0
-    strong = region & (strength >= 0.6 * max(outline_strength, 1e-3))
-    if not strong.any():
-        strong = inner
-    ink_colour = normalised[strong].mean(axis=0)  # B, G, R relative to paper
+    region = symbols if count else ink
+    outline_strength = _quantile(strength[region > 0], 0.95) if region.any() else 0.0
+    strong = (region > 0) & (strength >= 0.6 * max(outline_strength, 1e-3))
+    ink_colour = np.array(cv2.mean(normalised, strong.astype(np.uint8))[:3] if strong.any()
+                          else cv2.mean(normalised)[:3])  # fmt: skip
     absorb = np.clip(1.0 - ink_colour, 0.0, 1.0)
     share = absorb / max(absorb.sum(), 1e-3)
     balanced = np.clip(ink_colour * 255.0, 0, 255).astype(np.uint8).reshape(1, 1, 3)
@@ -231,36 +269,56 @@ def extract(card: np.ndarray) -> CardFeatures:
         hue_cos=a_star / max(chroma, 1e-3), hue_sin=b_star / max(chroma, 1e-3),
         ink_chroma=chroma / 128.0,
     )  # fmt: skip
+    values.update(_shading_values(normalised, strength, symbols, contours, outline_strength))
+    shift = np.array([mx, my], dtype=np.int32)
+    return CardFeatures({k: float(v) for k, v in values.items()}, [c + shift for c in contours])
 
-    if symbols.any():
-        short_side = np.median([max(1.0, min(cv2.minAreaRect(c)[1])) for c in contours])
-        erosion = max(2, int(round(0.18 * short_side)))
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * erosion + 1, 2 * erosion + 1))
-        inside = cv2.erode(symbols.astype(np.uint8), kernel).astype(bool)
-    else:
-        inside = np.zeros_like(symbols)
-    if inside.sum() >= 10 and outline_strength > 1e-3:
-        inner_strength = strength[inside]
-        blurred = cv2.GaussianBlur(strength, (5, 5), 0)
-        texture = np.abs(strength - blurred)[inside].mean()
-        paper_chroma = normalised[inner & ~symbols]
-        inside_colour = normalised[inside]
-        chroma_inside = float(
-            (inside_colour.max(axis=1) - inside_colour.min(axis=1)).mean()
-            - (paper_chroma.max(axis=1) - paper_chroma.min(axis=1)).mean()
-            if len(paper_chroma)
-            else 0.0
-        )
-        values.update(
-            inside_ratio=float(inner_strength.mean() / outline_strength),
-            inside_spread=float(inner_strength.std() / outline_strength),
-            inside_cover=float((inner_strength > 0.5 * outline_strength).mean()),
-            inside_texture=float(texture / outline_strength),
-            inside_chroma=chroma_inside,
-            outline_strength=outline_strength,
-            inside_lightness=float(normalised[inside].mean()),
-        )
-    else:
-        values.update({name: 0.0 for name in SHADING_FEATURES})
-        values["outline_strength"] = outline_strength
-    return CardFeatures({k: float(v) for k, v in values.items()}, contours)
+
+def _shading_values(normalised, strength, symbols, contours, outline_strength) -> dict[str, float]:
+    """How the inside of the symbols compares with their outline and with the bare paper."""
+    if not contours or outline_strength <= 1e-3:
+        return {**{name: 0.0 for name in SHADING_FEATURES}, "outline_strength": outline_strength}
+    short_side = sorted(max(1.0, min(cv2.minAreaRect(c)[1])) for c in contours)[len(contours) // 2]
+    erosion = max(2, int(round(0.18 * short_side)))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * erosion + 1, 2 * erosion + 1))
+    inside = cv2.erode(symbols, kernel)
+    if cv2.countNonZero(inside) < 10:
+        return {**{name: 0.0 for name in SHADING_FEATURES}, "outline_strength": outline_strength}
+    inner_strength = strength[inside > 0]
+    blurred = cv2.blur(strength, (5, 5))
+    texture = float(cv2.mean(cv2.absdiff(strength, blurred), inside)[0])
+    b, g, r = cv2.split(normalised)
+    spread = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
+    paper = (1 - cv2.dilate(symbols, kernel)).astype(np.uint8)
+    paper_spread = cv2.mean(spread, paper)[0] if cv2.countNonZero(paper) else 0.0
+    # Ink along the outline's own colour direction: shadows and noise are not in that direction.
+    absorption = 1.0 - normalised
+    strong = ((symbols > 0) & (strength >= 0.6 * outline_strength)).astype(np.uint8)
+    direction = np.array(cv2.mean(absorption, strong)[:3])
+    direction /= max(float(np.linalg.norm(direction)), 1e-6)
+    along = absorption @ direction.astype(np.float32)
+    ring = cv2.dilate(symbols, kernel, iterations=2) - cv2.dilate(symbols, kernel)
+    ring_mean, ring_std = (
+        cv2.meanStdDev(along, mask=ring) if cv2.countNonZero(ring) else ((0,), (0,))
+    )
+    inside_along = cv2.mean(along, inside)[0]
+    outline_along = cv2.mean(along, strong)[0] if cv2.countNonZero(strong) else 1.0
+    ring_mean, ring_std = float(np.ravel(ring_mean)[0]), float(np.ravel(ring_std)[0])
+    dy = cv2.Sobel(strength, cv2.CV_32F, 0, 1, ksize=3)
+    dx = cv2.Sobel(strength, cv2.CV_32F, 1, 0, ksize=3)
+    core = cv2.erode(inside, np.ones((3, 3), np.uint8))
+    if cv2.countNonZero(core) < 10:
+        core = inside
+    anisotropy = np.log((cv2.mean(dy * dy, core)[0] + 1e-4) / (cv2.mean(dx * dx, core)[0] + 1e-4))
+    return {
+        "inside_ink": (inside_along - ring_mean) / max(outline_along - ring_mean, 1e-3),
+        "inside_contrast": float(np.clip((inside_along - ring_mean) / (ring_std + 0.01), -20, 50)),
+        "stripe_anisotropy": float(anisotropy),
+        "inside_ratio": float(inner_strength.mean() / outline_strength),
+        "inside_spread": float(inner_strength.std() / outline_strength),
+        "inside_cover": float((inner_strength > 0.5 * outline_strength).mean()),
+        "inside_texture": texture / outline_strength,
+        "inside_chroma": float(cv2.mean(spread, inside)[0] - paper_spread),
+        "outline_strength": outline_strength,
+        "inside_lightness": float(np.mean(cv2.mean(normalised, inside)[:3])),
+    }

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from solver import ATTRIBUTES, VALUES, Card
-from vision.classify import AttributeModels, ForestModel
+from vision.classify import AttributeModels, ForestModel, Tempering
 from vision.dataset import Board, default_data_dir
 from vision.features import FEATURE_GROUPS, FEATURE_NAMES, extract
 from vision.geometry import order_corners
@@ -32,7 +32,13 @@ from vision.segment import find_outlines
 
 logger = logging.getLogger(__name__)
 
-FOREST = {"n_estimators": 60, "max_depth": 12, "min_samples_leaf": 3, "random_state": 0}
+FOREST = {
+    "n_estimators": 60,
+    "max_depth": 12,
+    "min_samples_leaf": 3,
+    "random_state": 0,
+    "n_jobs": 2,
+}
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,7 @@ def _cached(name: str, build: Callable[[], list[Sample]]) -> list[Sample]:
         return [
             Sample(v, Card.from_index(int(i)), s, o, f)
             for v, i, s, o, f in zip(
-                data["X"], data["card"], data["source"], data["origin"], data["file"]
+                data["X"], data["card"], data["source"], data["origin"], data["files"]
             )
         ]
     samples = build()
@@ -190,14 +196,42 @@ def _export_forest(forest, features: tuple[str, ...]) -> ForestModel:
     )
 
 
-def fit_models(samples: list[Sample], note: dict | None = None) -> AttributeModels:
-    """One random forest per attribute, each on its own group of features."""
+def fit_tempering(p: np.ndarray, y: np.ndarray) -> Tempering:
+    """The temperature and floor that make out-of-source probabilities most honest (log loss)."""
+    best, best_loss = Tempering(), np.inf
+    for temperature in (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0):
+        for floor in (0.0, 0.005, 0.01, 0.02, 0.04, 0.08):
+            candidate = Tempering(temperature, floor)
+            q = candidate.apply(p)
+            loss = -np.mean(np.log(np.clip(q[np.arange(len(y)), y], 1e-12, 1.0)))
+            if loss < best_loss:
+                best, best_loss = candidate, loss
+    return best
+
+
+def _out_of_source(x: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int = 5) -> np.ndarray:
+    """Probabilities for every sample from forests that never saw its source."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.model_selection import GroupKFold
+
+    p = np.zeros((len(y), 3))
+    for train, test in GroupKFold(n_splits=min(folds, len(set(groups)))).split(x, y, groups):
+        forest = RandomForestClassifier(**FOREST).fit(x[train], y[train])
+        p[np.ix_(test, forest.classes_)] = forest.predict_proba(x[test])
+    return p
+
+
+def fit_models(
+    samples: list[Sample], note: dict | None = None, temper: bool = True
+) -> AttributeModels:
+    """One random forest per attribute, each on its own group of features, honestly tempered."""
     from sklearn.ensemble import RandomForestClassifier
 
     if not samples:
         raise ValueError("no samples to fit")
     x = np.stack([s.vector for s in samples])
-    models = {}
+    groups = np.array([s.source for s in samples])
+    models, tempering = {}, {}
     for attribute in ATTRIBUTES:
         names = FEATURE_GROUPS[attribute]
         columns = [FEATURE_NAMES.index(n) for n in names]
@@ -206,6 +240,8 @@ def fit_models(samples: list[Sample], note: dict | None = None) -> AttributeMode
             raise ValueError(f"the samples lack some values of {attribute}")
         forest = RandomForestClassifier(**FOREST).fit(x[:, columns], y)
         models[attribute] = _export_forest(forest, names)
+        if temper and len(set(groups.tolist())) >= 3:
+            tempering[attribute] = fit_tempering(_out_of_source(x[:, columns], y, groups), y)
     sources = sorted({s.source for s in samples})
     trained_on = {
         "samples": len(samples),
@@ -215,4 +251,4 @@ def fit_models(samples: list[Sample], note: dict | None = None) -> AttributeMode
         "forest": FOREST,
         **(note or {}),
     }
-    return AttributeModels(models, trained_on)
+    return AttributeModels(models, trained_on, tempering or None)

@@ -1,0 +1,113 @@
+"""Layouts: verdicts, reading order, joint settlement, drawing, the contract (synthetic cards)."""
+
+import json
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+
+from solver import VALUES, Card, parse_card
+from vision.contract import layout_record
+from vision.layout import CardReading, Ignored, Layout, verdict_message
+from vision.order import reading_order
+from vision.overlay import Annotator
+from vision.settle import settle
+
+SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "contract" / "detect.schema.json"
+
+
+def _quad(x, y, w=60, h=90):
+    return np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+
+
+def _reading(text: str, x: float, y: float, sure: float = 0.99) -> CardReading:
+    card = parse_card(text)
+    probabilities = {}
+    for attribute, values in VALUES.items():
+        p = np.full(3, (1 - sure) / 2)
+        p[values.index(card.value(attribute))] = sure
+        probabilities[attribute] = p
+    return CardReading(_quad(x, y), probabilities, card)
+
+
+NO_SET_12 = [  # twelve cards of the 20-card cap: no set among them
+    "1-red-solid-oval", "1-red-solid-diamond", "1-red-striped-oval", "1-red-striped-diamond",
+    "1-green-solid-oval", "1-green-solid-diamond", "1-green-striped-oval",
+    "1-green-striped-diamond", "2-red-solid-oval", "2-red-solid-diamond",
+    "2-red-striped-squiggle", "2-red-open-squiggle",
+]  # fmt: skip
+
+
+def _grid(texts, sure=0.99):
+    return Layout((800, 600), tuple(_reading(t, 20 + 80 * (i % 4), 20 + 120 * (i // 4), sure)
+                                    for i, t in enumerate(texts)))  # fmt: skip
+
+
+def test_no_set_only_when_every_card_is_confident_and_the_count_is_plausible():
+    assert _grid(NO_SET_12).verdict == "no_set"
+    assert verdict_message(_grid(NO_SET_12)) == "no set among 12 cards: add three"
+    shaky = list(_grid(NO_SET_12).cards)
+    shaky[6] = _reading(NO_SET_12[6], 20 + 80 * 2, 140, sure=0.6)
+    layout = Layout((800, 600), tuple(shaky))
+    assert layout.verdict == "uncertain" and layout.uncertain == [7]
+    assert "card 7" in verdict_message(layout)
+    eleven = _grid(NO_SET_12[:11])
+    assert eleven.verdict == "uncertain" and "multiple of three" in verdict_message(eleven)
+    cut = Layout((800, 600), _grid(NO_SET_12).cards, (Ignored(_quad(700, 500), "cut"),))
+    assert cut.verdict == "uncertain"
+
+
+def test_sets_and_no_cards_verdicts():
+    layout = _grid(["1-red-solid-oval", "2-green-striped-diamond", "3-purple-open-squiggle"])
+    assert layout.verdict == "sets" and layout.sets == [(1, 2, 3)]
+    empty = Layout.empty((640, 480))
+    assert empty.verdict == "no_cards" and empty.sets == [] and verdict_message(empty)
+
+
+def test_reading_order_follows_rows_even_when_the_camera_is_tilted():
+    angle = np.radians(12)
+    rotation = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    quads = [(_quad(100 * c, 150 * r) @ rotation.T).astype(np.float32)
+             for r in range(3) for c in range(4)]  # fmt: skip
+    shuffled = [quads[i] for i in (5, 0, 11, 3, 7, 1, 9, 2, 4, 10, 6, 8)]
+    order = reading_order(shuffled)
+    assert [(5, 0, 11, 3, 7, 1, 9, 2, 4, 10, 6, 8)[i] for i in order] == list(range(12))
+    assert reading_order([]) == []
+
+
+def test_settle_gives_a_repeated_reading_to_the_less_sure_card():
+    sure = {a: np.eye(3)[0] * 0.9 + 0.05 for a in VALUES}  # reads 1-red-solid-oval
+    unsure = {a: p.copy() for a, p in sure.items()}
+    unsure["color"] = np.array([0.5, 0.1, 0.4])  # red or purple
+    probabilities = {a: np.stack([sure[a], unsure[a]]) for a in VALUES}
+    cards = settle(probabilities)
+    assert cards == [Card(1, "red", "solid", "oval"), Card(1, "purple", "solid", "oval")]
+
+
+def test_card_reading_validates_its_shapes():
+    with pytest.raises(ValueError, match="corners_xy"):
+        CardReading(np.zeros((3, 2)), _reading("1-red-solid-oval", 0, 0).probabilities,
+                    parse_card("1-red-solid-oval"))  # fmt: skip
+
+
+@pytest.mark.parametrize("reveal", ["all", "one", "count", "none"])
+def test_annotator_draws_on_a_copy_of_the_same_size(reveal):
+    image = np.full((600, 800, 3), 30, np.uint8)
+    layout = _grid(["1-red-solid-oval", "2-green-striped-diamond", "3-purple-open-squiggle"])
+    drawn = Annotator(reveal=reveal).annotate(image, layout)
+    assert drawn.shape == image.shape and (drawn != image).any()
+    assert (image == 30).all()  # the input is untouched
+    assert Annotator().annotate(image, Layout.empty((800, 600))).shape == image.shape
+    with pytest.raises(ValueError, match="reveal"):
+        Annotator(reveal="most")
+
+
+def test_contract_record_validates_against_the_shared_schema():
+    schema = json.loads(SCHEMA.read_text())
+    layout = _grid(NO_SET_12[:6] + ["1-red-solid-oval"] * 0)
+    record = layout_record(layout, "table.jpg")
+    jsonschema.validate(record, schema)
+    assert [c["id"] for c in record["cards"]] == list(range(1, 7))
+    assert all(len(c["corners"]) == 4 for c in record["cards"])
+    jsonschema.validate(layout_record(Layout.empty((10, 10)), "x.jpg"), schema)
