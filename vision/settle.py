@@ -20,14 +20,18 @@ def identity_log_probabilities(probabilities: dict[str, np.ndarray]) -> np.ndarr
     return total
 
 
-def settle(probabilities: dict[str, np.ndarray]) -> list[Card]:
+def settle(probabilities: dict[str, np.ndarray], prior: np.ndarray | None = None) -> list[Card]:
     """The most probable assignment of distinct identities to the cards.
 
     Reading each card alone can give two cards the same identity; then the one whose
     reading is less sure moves to its next most probable identity. With more than 81 cards
-    (two decks) the constraint cannot hold and cards are read independently.
+    (two decks) the constraint cannot hold and cards are read independently. ``prior``,
+    (n_cards, 81), is added to the log-probabilities (live video uses it to keep the
+    identities already shown unless the evidence clearly moves).
     """
     log_p = identity_log_probabilities(probabilities)
+    if prior is not None:
+        log_p = log_p + prior
     if len(log_p) == 0:
         return []
     independent = log_p.argmax(axis=1)

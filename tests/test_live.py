@@ -1,0 +1,444 @@
+"""`setvision live`: the tracker on synthetic layouts, the frame source, the worker, the
+window controls, and the whole command headless on real videos from ../shared/data/videos."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import cv2
+import jsonschema
+import numpy as np
+import pytest
+
+from cli import main
+from solver import ATTRIBUTES, VALUES, find_sets, parse_card
+from vision.errors import CameraError
+from vision.layout import CardReading, Layout
+from vision.live_source import Frame, FrameSource
+from vision.live_window import Controls
+from vision.live_worker import AnalysisWorker
+from vision.tracking import Tracker, quad_iou
+
+PROJECT = Path(__file__).resolve().parent.parent
+VIDEOS = PROJECT.parent / "shared" / "data" / "videos"
+STILL_VIDEO = VIDEOS / "zedosoad1995__SetCardGameCV__video3.mp4"  # three cards, no set at first
+SETS_VIDEO = VIDEOS / "zedosoad1995__SetCardGameCV__video5.mp4"  # seven cards, two sets
+SCHEMA = PROJECT.parent / "shared" / "contract" / "detect.schema.json"
+
+needs_videos = pytest.mark.skipif(
+    not (STILL_VIDEO.exists() and SETS_VIDEO.exists()), reason="../shared/data/videos is absent"
+)
+
+
+# ---------------------------------------------------------------- synthetic layouts
+
+
+def _reading(text: str, x: float, y: float, p: float = 0.99, jitter=(0.0, 0.0)) -> CardReading:
+    """A card read with probability ``p`` on each decided value, 100x60 px at (x, y)."""
+    card = parse_card(text)
+    probabilities = {}
+    for attribute in ATTRIBUTES:
+        values = np.full(3, (1 - p) / 2)
+        values[VALUES[attribute].index(card.value(attribute))] = p
+        probabilities[attribute] = values
+    x, y = x + jitter[0], y + jitter[1]
+    corners = np.float32([[x, y], [x + 100, y], [x + 100, y + 60], [x, y + 60]])
+    return CardReading(corners, probabilities, card)
+
+
+A_SET = ["1-red-solid-oval", "2-red-solid-oval", "3-red-solid-oval"]
+NO_SET = [
+    "2-green-striped-oval",
+    "2-purple-open-squiggle",
+    "1-green-open-diamond",
+]  # none with A_SET
+REFILL = ["3-green-open-diamond", "3-red-open-squiggle", "1-purple-striped-diamond"]  # nor here
+
+
+def _row(texts: list[str], y: float = 100, jitter=(0.0, 0.0), p: float = 0.99) -> list:
+    return [_reading(t, 50 + 150 * i, y, p, jitter) for i, t in enumerate(texts)]
+
+
+def _layout(readings: list[CardReading]) -> Layout:
+    return Layout((800, 600), tuple(readings))
+
+
+def test_quad_iou_of_equal_disjoint_and_half_overlapping_quads():
+    a = np.float32([[0, 0], [10, 0], [10, 10], [0, 10]])
+    assert quad_iou(a, a) == pytest.approx(1.0)
+    assert quad_iou(a, a + 20) == 0.0
+    assert quad_iou(a, a + [5, 0]) == pytest.approx(50 / 150)
+
+
+def test_ids_and_numbers_hold_while_cards_jitter():
+    tracker = Tracker()
+    rng = np.random.default_rng(0)
+    results = [
+        tracker.update(_layout(_row(A_SET + NO_SET[:1], jitter=rng.normal(0, 2, 2))), frame)
+        for frame in range(30)
+    ]
+    assert {r.track_ids for r in results} == {(1, 2, 3, 4)}
+    assert {tuple(str(c.card) for c in r.layout.cards) for r in results} == {(*A_SET, NO_SET[0])}
+    assert all(r.layout.sets == [(1, 2, 3)] for r in results)
+
+
+def test_votes_outweigh_one_misread_frame():
+    tracker = Tracker()
+    for frame in range(5):
+        tracker.update(_layout(_row(A_SET)), frame)
+    misread = _row(["1-red-solid-oval", "2-green-solid-oval", "3-red-solid-oval"], p=0.8)
+    result = tracker.update(_layout(misread), 5)
+    assert str(result.layout.cards[1].card) == "2-red-solid-oval"
+    assert result.layout.sets == [(1, 2, 3)]
+
+
+def test_a_reading_that_keeps_disagreeing_takes_over():
+    tracker = Tracker()
+    for frame in range(3):
+        tracker.update(_layout(_row(A_SET)), frame)
+    swapped = _row(["1-red-solid-oval", "2-green-solid-oval", "3-red-solid-oval"])
+    shown = [str(tracker.update(_layout(swapped), f).layout.cards[1].card) for f in range(3, 12)]
+    assert shown[0] == "2-red-solid-oval" and shown[-1] == "2-green-solid-oval"
+
+
+def test_a_fresh_vote_replaces_the_history_of_a_swapped_card():
+    tracker = Tracker()
+    tracker.update(_layout(_row(A_SET)), 0)
+    swapped = _reading("2-green-solid-oval", 200, 100)
+    tracker.vote(2, swapped.probabilities, 1, fresh=True)
+    result = tracker.snapshot(1, 0.0, (800, 600))
+    assert str(result.layout.cards[1].card) == "2-green-solid-oval"
+
+
+def test_no_set_is_said_only_after_the_table_was_read_steadily():
+    tracker = Tracker(steady_after=5)
+    results = [tracker.update(_layout(_row(NO_SET)), frame) for frame in range(6)]
+    assert [r.verdict for r in results] == ["uncertain"] * 4 + ["no_set"] * 2
+    assert "making sure" in results[0].message()
+    assert results[-1].message() == "no set among 3 cards: add three"
+
+
+def test_an_uncertain_card_is_named_instead_of_no_set():
+    tracker = Tracker(steady_after=2)
+    readings = _row(NO_SET[:2]) + [_reading(NO_SET[2], 350, 100, p=0.7)]
+    results = [tracker.update(_layout(readings), frame) for frame in range(4)]
+    assert results[-1].verdict == "uncertain" and results[-1].steady_frames == 0
+    assert "card 3" in results[-1].message()
+
+
+def test_an_unsettled_card_holds_back_no_set():
+    tracker = Tracker(steady_after=2)
+    for frame in range(3):
+        tracker.update(_layout(_row(NO_SET)), frame)
+    tracker.unsettle(2)
+    result = tracker.snapshot(3, 0.1, (800, 600))
+    assert result.verdict == "uncertain" and result.unsettled == (2,)
+    assert "checking card 2 (changed)" in result.message()
+
+
+def test_a_taken_set_is_dropped_and_refilled_cards_numbered_in_reading_order():
+    tracker = Tracker(max_misses=2)
+    top, bottom = _row(A_SET, y=100), _row(NO_SET, y=300)
+    first = tracker.update(_layout(top + bottom), 0)
+    assert first.layout.sets == [(1, 2, 3)] and first.track_ids == (1, 2, 3, 4, 5, 6)
+    results = [tracker.update(_layout(bottom), frame) for frame in (1, 2)]
+    assert results[-1].track_ids == (4, 5, 6) and results[-1].layout.sets == []
+    result = tracker.update(_layout(_row(REFILL) + bottom), 3)
+    assert result.track_ids == (7, 8, 9, 4, 5, 6)
+    assert [str(c.card) for c in result.layout.cards[:3]] == REFILL
+
+
+def test_numbers_change_only_when_a_new_reading_order_persists():
+    tracker = Tracker(renumber_after=3)
+    first = tracker.update(_layout([_reading(A_SET[0], 300, 100), _reading(A_SET[1], 50, 125)]), 0)
+    assert first.track_ids == (2, 1)  # one row: left to right
+    lower = [_reading(A_SET[0], 300, 100), _reading(A_SET[1], 50, 135)]  # now a row below
+    orders = [tracker.update(_layout(lower), frame).track_ids for frame in range(1, 5)]
+    assert orders == [(2, 1), (2, 1), (1, 2), (1, 2)]
+
+
+def test_an_empty_table_is_a_value_not_an_error():
+    result = Tracker().update(Layout.empty((640, 480)), 0)
+    assert result.layout.cards == () and result.verdict == "no_cards"
+    assert result.message() == "no cards found"
+
+
+def test_tracker_refuses_probabilities_of_the_wrong_shape():
+    with pytest.raises(ValueError, match="shape"):
+        Tracker().add(np.zeros((4, 2)), {a: np.ones(2) for a in ATTRIBUTES}, 0)
+
+
+# ---------------------------------------------------------------- frame source and worker
+
+
+class _FakeCapture:
+    """Plays ``results`` (an image or None for a failed read) like cv2.VideoCapture."""
+
+    def __init__(self, results, fps=25.0, count=0):
+        self.results, self.fps, self.count = list(results), fps, count
+
+    def read(self):
+        image = self.results.pop(0) if self.results else None
+        return image is not None, image
+
+    def get(self, prop):
+        return {cv2.CAP_PROP_FPS: self.fps, cv2.CAP_PROP_FRAME_COUNT: self.count}.get(prop, 0)
+
+    def release(self):
+        pass
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+IMAGE = np.zeros((20, 20, 3), np.uint8)
+
+
+def test_a_video_file_ends_cleanly_with_its_own_clock():
+    source = FrameSource(_FakeCapture([IMAGE] * 3, fps=25, count=3), "clip.mp4", live=False)
+    frames = list(source)
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert [f.t for f in frames] == [0.0, 0.04, 0.08]
+
+
+def test_a_video_without_a_decodable_frame_is_an_error():
+    source = FrameSource(_FakeCapture([]), "empty.mp4", live=False)
+    with pytest.raises(CameraError, match="empty.mp4: no frame can be decoded"):
+        source.read()
+
+
+def test_a_camera_that_hiccups_is_retried():
+    clock = _Clock()
+    capture = _FakeCapture([IMAGE, None, None, IMAGE])
+    source = FrameSource(capture, "camera 0", live=True, clock=clock, sleep=clock.sleep)
+    assert source.read().index == 0 and source.read().index == 1
+
+
+def test_a_camera_that_stops_gives_up_with_one_line():
+    clock = _Clock()
+    source = FrameSource(_FakeCapture([IMAGE]), "camera 0", True, 3.0, clock, clock.sleep)
+    source.read()
+    with pytest.raises(CameraError, match="camera 0 stopped delivering frames") as error:
+        source.read()
+    assert "\n" not in str(error.value) and clock.now == pytest.approx(3.0, abs=0.1)
+
+
+def test_the_worker_skips_to_the_newest_frame_when_analysis_is_slow():
+    release, seen = threading.Event(), []
+
+    def analyse(frame: Frame):
+        release.wait()
+        seen.append(frame.index)
+        return Tracker().snapshot(frame.index, frame.t, (20, 20))
+
+    with AnalysisWorker(analyse) as worker:
+        for index in range(4):
+            worker.submit(Frame(index, index / 30, IMAGE))
+            if index == 0:  # wait until frame 0 is being analysed
+                while not worker._busy:
+                    threading.Event().wait(0.001)
+        release.set()
+        frame, result = worker.drain(timeout=10)
+    assert seen == [0, 3] and frame.index == 3 and result.frame == 3
+    assert worker.skipped == 2
+
+
+def test_the_worker_hands_an_analysis_error_to_the_reader():
+    def analyse(frame: Frame):
+        raise CameraError("boom")
+
+    with AnalysisWorker(analyse) as worker:
+        worker.submit(Frame(0, 0.0, IMAGE))
+        with pytest.raises(CameraError, match="boom"):
+            worker.drain(timeout=10)
+
+
+# ---------------------------------------------------------------- window controls
+
+
+def test_keys_cycle_hints_freeze_confidence_save_and_quit():
+    controls = Controls(reveal="none")
+    reveals = []
+    for _ in range(4):
+        controls.key(ord("h"))
+        reveals.append(controls.reveal)
+    assert reveals == ["count", "one", "all", "none"]
+    controls.key(ord(" "))
+    controls.key(ord("c"))
+    assert controls.frozen and controls.show_confidence
+    assert controls.key(ord("s")) == "save" and controls.key(-1) is None
+    assert controls.key(ord("q")) == "quit" and controls.key(27) == "quit"
+
+
+def _clicked(texts: list[str]):
+    tracker = Tracker()
+    result = tracker.update(_layout(_row(texts)), 0)
+    controls = Controls()
+    for card in result.layout.cards:
+        controls.click(result, *card.centre)
+    return controls, result
+
+
+def test_clicking_three_cards_of_a_set_says_valid():
+    controls, result = _clicked(A_SET)
+    assert controls.claim == "cards 1 2 3: valid set" and controls.claim_valid
+    assert controls.highlight(result) == (1, 2, 3)
+
+
+def test_clicking_three_cards_that_are_no_set_names_the_failing_attribute():
+    controls, _ = _clicked(["1-red-solid-oval", "2-red-solid-oval", "3-green-solid-oval"])
+    assert not controls.claim_valid
+    assert controls.claim.startswith("cards 1 2 3: not a set") and "colo" in controls.claim
+
+
+def test_clicking_beside_the_cards_clears_the_claim():
+    controls, result = _clicked(A_SET)
+    controls.click(result, 790, 590)
+    assert controls.claim is None and controls.picked == []
+
+
+# ---------------------------------------------------------------- the command, headless
+
+
+def _live_json(capsys, video: Path, frames: int) -> list[dict]:
+    code = main(
+        ["live", "--video", str(video), "--no-window", "--json", "--max-frames", str(frames)]
+    )
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return [json.loads(line) for line in captured.out.splitlines()]
+
+
+@needs_videos
+def test_live_headless_json_reads_a_still_table(capsys):
+    records = _live_json(capsys, STILL_VIDEO, 30)
+    schema = json.loads(SCHEMA.read_text())
+    assert [r["frame"] for r in records] == list(range(30))
+    assert all(b["t"] > a["t"] for a, b in zip(records, records[1:]))
+    for record in records:
+        jsonschema.validate(record, schema)
+        assert record["source"] == str(STILL_VIDEO) and record["image_size"] == [320, 576]
+    texts = {tuple(c["text"] for c in r["cards"]) for r in records}
+    assert texts == {("2-red-solid-oval", "2-green-striped-oval", "2-purple-open-squiggle")}
+    assert len({tuple(r["track_ids"]) for r in records}) == 1  # the same three tracks throughout
+    assert records[0]["verdict"] == "uncertain" and records[-1]["verdict"] == "no_set"
+    assert records[-1]["message"] == "no set among 3 cards: add three"
+    assert records[-1]["steady_frames"] >= 8
+
+
+@needs_videos
+def test_live_headless_json_ids_hold_and_sets_match_the_cards(capsys):
+    records = _live_json(capsys, SETS_VIDEO, 40)
+    assert all(len(r["cards"]) >= 6 for r in records)
+    for record in records:
+        cards = [parse_card(c["text"]) for c in record["cards"]]
+        expected = [[i + 1 for i in found] for found in find_sets(cards)]
+        assert record["sets"] == expected
+        assert [c["id"] for c in record["cards"]] == list(range(1, len(cards) + 1))
+    ids = [tuple(r["track_ids"]) for r in records[5:]]
+    assert len(set(ids)) == 1  # the same cards keep the same numbers
+    assert any(record["sets"] for record in records)
+
+
+@needs_videos
+def test_live_saves_the_annotated_stream(tmp_path, capsys):
+    out = tmp_path / "annotated.mp4"
+    code = main(["live", "--video", str(STILL_VIDEO), "--no-window", "--max-frames", "12",
+                 "--save-video", str(out)])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0 and "12 frames analysed" in printed and str(out) in printed
+    video = cv2.VideoCapture(str(out))
+    assert int(video.get(cv2.CAP_PROP_FRAME_COUNT)) == 12
+    video.release()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--video", "no/such/video.mp4", "--no-window"], "no/such/video.mp4: no such file"),
+        (["--video", "README.md", "--no-window"], "cannot be opened as a video"),
+        (["--video", "x.mp4", "--no-window", "--max-frames", "0"], "--max-frames must be"),
+        (["--video", "x.mp4", "--no-window", "--save-video", "out.gif"], "cannot write"),
+    ],
+)
+def test_live_bad_input_is_one_line_and_exit_2(argv, message, capsys, monkeypatch):
+    monkeypatch.chdir(PROJECT)
+    if "--save-video" in argv:
+        argv[1] = str(STILL_VIDEO)
+    assert main(["live", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_live_without_a_display_says_to_use_no_window(capsys, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert main(["live", "--video", str(STILL_VIDEO)]) == 2
+    assert "use --no-window" in capsys.readouterr().err
+
+
+@needs_videos
+def test_bench_live_reports_speed_latency_and_flicker(capsys):
+    assert main(["bench", "--live", str(STILL_VIDEO), "--max-frames", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "20 frames" in out and "analysed frames/s on one core" in out
+    assert "median" in out and "95th percentile" in out and "set-list changes" in out
+
+
+# ---------------------------------------------------------------- the window, under Xvfb
+
+_WINDOW_SCRIPT = """
+import sys, cv2
+from calibration.profiles import reader_for
+from vision.live import LiveAnalyser
+from vision.live_source import open_video
+from vision.live_window import Controls, run_window
+
+keys = iter([-1] * 40 + [ord("c"), ord("h"), ord("s"), ord("q")])
+
+def wait_key(ms):
+    cv2.waitKey(ms)
+    return next(keys, ord("q"))
+
+with open_video(sys.argv[1]) as source:
+    analysed = run_window(source, LiveAnalyser(reader_for()).analyse, Controls(),
+                          out_dir=sys.argv[2], wait_key=wait_key)
+print("analysed", analysed)
+"""
+
+
+@needs_videos
+@pytest.mark.skipif(
+    shutil.which("xvfb-run") is None,
+    reason="Xvfb is not installed (apt-get install xvfb): the window smoke test needs a display",
+)
+def test_the_window_draws_and_answers_keys_under_xvfb(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(PROJECT)}
+    done = subprocess.run(
+        ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", sys.executable, "-c", _WINDOW_SCRIPT,
+         str(SETS_VIDEO), str(tmp_path)],
+        capture_output=True, text=True, timeout=120, env=env, cwd=PROJECT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "saved" in done.stdout and "analysed" in done.stdout
+    saved = sorted(tmp_path.glob("setvision-live-*.json"))
+    assert len(saved) == 1
+    record = json.loads(saved[0].read_text())
+    assert record["cards"] and record["frame"] >= 0
+    picture = cv2.imread(str(saved[0].with_suffix(".png")))
+    assert picture is not None and picture.shape[:2] == (576, 320)

@@ -1,0 +1,355 @@
+"""Read the table from a video, frame after frame, reusing the work of earlier frames.
+
+Full card detection is the costly step, so it runs only every few frames (on a reduced copy)
+or when something calls for it; in between, cards are followed by optical flow. A card is
+measured again only when it is new, when its look changed (taken, swapped, covered) or when
+the camera has moved enough since its last reading to give an independent view. Readings are
+voted per card by the tracker (``vision.tracking``), so numbers and set outlines hold still.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.contract import layout_record
+from vision.geometry import contains_point, side_lengths
+from vision.image import as_bgr, resize_long_side
+from vision.layout import CONFIDENT, CardReading, Ignored
+from vision.live_motion import QuadFlow, apply_homography, likeness, thumbnail, work_copy
+from vision.live_source import Frame
+from vision.pipeline import CardReader, MeasuredCard
+from vision.segment import Outline, find_outlines
+from vision.settle import settle
+from vision.tracking import LiveLayout, Track, Tracker, quad_iou
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LiveSettings:
+    """How much work each frame gets; the defaults aim at 30 analysed frames/s at 1280x720."""
+
+    detect_every: int = 8  # analysed frames between full detections
+    quiet_detect_every: int = 16  # the same while nothing on the table has changed
+    detect_long_side: int = 640  # detection runs on a copy this large
+    flow_long_side: int = 640  # optical flow and thumbnails run on a copy this large
+    rereads_per_frame: int = 1  # optional re-readings per frame (new and changed cards aside)
+    changed_below: float = 0.4  # likeness to the card as read below which its look changed
+    same_above: float = 0.7  # likeness above which it is surely still the same card
+    hold_frames: int = 2  # a changed look must hold this many frames before it is re-read
+    moved_fraction: float = 0.25  # camera motion (of the card's size) that earns a new reading
+    inside_fraction: float = 0.6  # a card this much less inside the frame than when read left
+    min_points: int = 6  # a card followed by fewer flow points is given new ones
+
+
+@dataclass(frozen=True)
+class _Work:
+    """The frame being analysed: full size for reading, a reduced copy for following."""
+
+    index: int
+    image: np.ndarray
+    small: np.ndarray
+    grey: np.ndarray
+    factor: float  # small = image * factor
+
+    def thumb(self, corners_xy: np.ndarray) -> np.ndarray:
+        return thumbnail(self.small, corners_xy * self.factor)
+
+
+@dataclass
+class _CardView:
+    """What the analyser keeps per track: its look and features at the latest reading."""
+
+    reference: np.ndarray
+    measured: MeasuredCard
+    inside: float  # the share of the card inside the frame
+    changed: np.ndarray | None = None
+    changed_frames: int = 0
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """An outline to measure this frame, and why: a new card, a changed one, or a refresh."""
+
+    outline: Outline
+    track_id: int | None
+    reason: str  # "new" | "changed" | "refresh"
+    thumb: np.ndarray
+
+
+@dataclass
+class LiveAnalyser:
+    """Turns frames into ``LiveLayout``s; one instance follows one video from its start."""
+
+    reader: CardReader
+    settings: LiveSettings = field(default_factory=LiveSettings)
+    tracker: Tracker = field(default_factory=Tracker)
+
+    def __post_init__(self) -> None:
+        self.flow = QuadFlow()
+        self._views: dict[int, _CardView] = {}
+        self._since_detection = 0
+        self._detect_soon = True
+        self._quiet = False
+        self._ignored: tuple[Ignored, ...] = ()
+        self._rejected: list[np.ndarray] = []
+
+    def analyse(self, frame: Frame) -> LiveLayout:
+        """The table at this frame (frames must come in order; some may be skipped)."""
+        start = time.perf_counter()
+        image = as_bgr(frame.image, "frame")
+        small, grey, factor = work_copy(image, self.settings.flow_long_side)
+        work = _Work(frame.index, image, small, grey, factor)
+        timings: dict[str, float] = {}
+
+        self._follow(work)
+        timings["track"] = _ms(start)
+        every = self.settings.quiet_detect_every if self._quiet else self.settings.detect_every
+        due = self._since_detection + 1 >= every or self._detect_soon
+        confirmed: set[int] = set()
+        pending: list[_Pending] = []
+        if due:
+            mark = time.perf_counter()
+            pending += self._detect(work, confirmed)
+            timings["detect"] = _ms(mark)
+            self._since_detection, self._detect_soon = 0, False
+        else:
+            self._since_detection += 1
+        pending += self._check_looks(work, confirmed, refresh=not due)
+        if due:
+            for track_id in self.tracker.detected(confirmed):
+                self._forget(track_id)
+            self._quiet = not any(p.reason == "new" for p in pending) and all(
+                t.misses == 0 and t.settled for t in self.tracker.tracks.values()
+            )
+        mark = time.perf_counter()
+        self._read(work, pending)
+        timings["read"] = _ms(mark)
+        timings["total"] = _ms(start)
+        size = (image.shape[1], image.shape[0])
+        return self.tracker.snapshot(frame.index, frame.t, size, self._ignored, timings)
+
+    # ------------------------------------------------------------ steps
+
+    def _follow(self, work: _Work) -> None:
+        """Move every track by optical flow; drop those that left the view."""
+        for track_id, motion in self.flow.step(work.grey).items():
+            track = self.tracker.tracks.get(track_id)
+            if track is None:
+                continue
+            if motion is None:  # lost: let detection find it again
+                self._detect_soon = True
+                continue
+            if not motion.agrees:
+                self._quiet = False
+            moved = apply_homography(motion.matrix, track.corners_xy * work.factor) / work.factor
+            if not _plausible_move(track.corners_xy, moved):  # flow went wrong: ask detection
+                self._detect_soon = True
+                self.flow.seed(track_id, work.grey, track.corners_xy * work.factor)
+                continue
+            self.tracker.move(track_id, moved)
+            if self.flow.count(track_id) < self.settings.min_points:
+                self.flow.seed(track_id, work.grey, moved * work.factor)
+        self._merge_duplicates(work)
+        for track_id, track in list(self.tracker.tracks.items()):
+            inside = _inside(track.corners_xy, work.image.shape)
+            if inside < self.settings.inside_fraction * self._views[track_id].inside:
+                self._drop(track_id)
+
+    def _merge_duplicates(self, work: _Work) -> None:
+        """Two tracks on one card: the older (more votes) stays, where detection saw either."""
+        tracks = sorted(self.tracker.tracks.values(), key=lambda t: t.id)
+        dropped: set[int] = set()
+        for i, older in enumerate(tracks):
+            for newer in tracks[i + 1 :]:
+                if {older.id, newer.id} & dropped or not _same_card(older, newer):
+                    continue
+                if newer.misses < older.misses:  # detection found the newer one lately
+                    self.tracker.move(older.id, newer.corners_xy)
+                    self.flow.seed(older.id, work.grey, newer.corners_xy * work.factor)
+                dropped.add(newer.id)
+                self._drop(newer.id)
+
+    def _detect(self, work: _Work, confirmed: set[int]) -> list[_Pending]:
+        """Find outlines, snap matching tracks to them; the rest are new cards to read."""
+        small, scale = resize_long_side(work.image, self.settings.detect_long_side)
+        outlines = [
+            Outline((o.corners_xy / scale).astype(np.float32), o.touches_border)
+            for o in find_outlines(small)
+        ]
+        pending, rejected, ignored = [], [], []
+        for outline, track_id in zip(outlines, self.tracker.match(o.corners_xy for o in outlines)):
+            if track_id is not None:
+                confirmed.add(track_id)
+                self.tracker.move(track_id, outline.corners_xy)
+                self.flow.seed(track_id, work.grey, outline.corners_xy * work.factor)
+            elif self._covered(outline.corners_xy):
+                continue  # a second outline on a card already followed
+            elif any(quad_iou(outline.corners_xy, q) > 0.8 for q in self._rejected):
+                rejected.append(outline.corners_xy)  # unreadable a moment ago, still in place
+                ignored.append(Ignored(outline.corners_xy, "not readable as a card"))
+            else:
+                pending.append(_Pending(outline, None, "new", work.thumb(outline.corners_xy)))
+        self._rejected, self._ignored = rejected, tuple(ignored)
+        return pending
+
+    def _covered(self, corners_xy: np.ndarray) -> bool:
+        """Whether the outline's centre lies on a card already followed."""
+        centre = tuple(np.asarray(corners_xy).mean(axis=0))
+        return any(contains_point(t.corners_xy, centre) for t in self.tracker.tracks.values())
+
+    def _check_looks(self, work: _Work, confirmed: set[int], refresh: bool) -> list[_Pending]:
+        """Compare each card with its look when read: changed ones (and a few old ones) to read."""
+        settings = self.settings
+        pending, stale = [], []
+        for track_id, track in self.tracker.tracks.items():
+            view = self._views[track_id]
+            thumb = work.thumb(track.corners_xy)
+            like = likeness(view.reference, thumb)
+            outline = _outline(track.corners_xy, work.image.shape)
+            if like >= settings.same_above:
+                confirmed.add(track_id)
+                if self._worth_refreshing(track, work.index):
+                    stale.append((track.last_read, _Pending(outline, track_id, "refresh", thumb)))
+            if like >= settings.changed_below:
+                view.changed, view.changed_frames = None, 0
+                if not track.settled:
+                    self.tracker.resettle(track_id)
+                continue
+            self.tracker.unsettle(track_id)
+            self._quiet = False
+            if view.changed is not None and likeness(view.changed, thumb) >= settings.same_above:
+                view.changed_frames += 1
+            else:
+                view.changed, view.changed_frames = thumb, 1
+            if view.changed_frames >= settings.hold_frames:
+                pending.append(_Pending(outline, track_id, "changed", thumb))
+        if refresh:
+            stale.sort(key=lambda item: item[0])
+            pending += [p for _, p in stale[: settings.rereads_per_frame]]
+        return pending
+
+    def _worth_refreshing(self, track: Track, frame: int) -> bool:
+        """A new view (the camera moved), or an unsure card with room for more votes."""
+        size = float(np.sqrt(max(_area(track.corners_xy), 1.0)))
+        shift = float(np.abs(track.corners_xy - track.read_corners).max())
+        if shift > self.settings.moved_fraction * size:
+            return True
+        if len(track.votes) >= track.votes.maxlen or track.card is None:
+            return False
+        unsure = CardReading(track.corners_xy, track.voted(), track.card).confidence < CONFIDENT
+        return unsure and frame - track.last_read >= 3
+
+    def _read(self, work: _Work, pending: list[_Pending]) -> None:
+        """Measure the pending outlines and classify them among the cards already known."""
+        fresh: list[tuple[_Pending, MeasuredCard]] = []
+        ignored = list(self._ignored)
+        for item in pending:
+            found = self.reader.measure_outline(work.image, item.outline)
+            if isinstance(found, MeasuredCard):
+                fresh.append((item, found))
+            elif item.reason == "new":
+                ignored.append(found)
+                self._rejected.append(item.outline.corners_xy)
+            elif item.reason == "changed":  # no card where one lay: it was taken
+                self._drop(item.track_id)
+                self._detect_soon = True
+        self._ignored = tuple(ignored)
+        if not fresh:
+            return
+        reading_ids = {item.track_id for item, _ in fresh}
+        context = [v.measured for k, v in self._views.items() if k not in reading_ids]
+        readings = self.reader.classify(context + [m for _, m in fresh])[len(context) :]
+        for (item, measured), reading in zip(fresh, readings):
+            if item.reason == "new":
+                corners = measured.outline.corners_xy
+                track_id = self.tracker.add(corners, reading.probabilities, work.index)
+                self.flow.seed(track_id, work.grey, corners * work.factor)
+                inside = _inside(corners, work.image.shape)
+                self._views[track_id] = _CardView(item.thumb, measured, inside)
+            elif item.track_id in self.tracker.tracks:
+                track = self.tracker.tracks[item.track_id]
+                swapped = item.reason == "changed" and _identity(reading) != track.card
+                self.tracker.vote(item.track_id, reading.probabilities, work.index, swapped)
+                inside = _inside(track.corners_xy, work.image.shape)
+                self._views[item.track_id] = _CardView(item.thumb, measured, inside)
+
+    def _drop(self, track_id: int) -> None:
+        self._quiet = False
+        self.tracker.drop(track_id)
+        self._forget(track_id)
+
+    def _forget(self, track_id: int) -> None:
+        self._views.pop(track_id, None)
+        self.flow.forget(track_id)
+
+
+def live_record(result: LiveLayout, source: str, reveal: str = "all") -> dict:
+    """The contract fields of ``detect --json`` for one analysed frame, plus frame and time."""
+    record = layout_record(result.layout, source, reveal)
+    record.update(
+        frame=result.frame,
+        t=round(result.t, 3),
+        verdict=result.verdict,
+        message=result.message(reveal),
+        track_ids=list(result.track_ids),
+        unsettled=list(result.unsettled),
+        steady_frames=result.steady_frames,
+    )
+    return record
+
+
+def _identity(reading: CardReading):
+    """The most probable identity of one reading on its own."""
+    return settle({a: p[None, :] for a, p in reading.probabilities.items()})[0]
+
+
+def _area(corners: np.ndarray) -> float:
+    return float(cv2.contourArea(np.asarray(corners, np.float32)))
+
+
+def _plausible_move(before: np.ndarray, after: np.ndarray) -> bool:
+    """A card seen from a moving camera keeps its size and shape from one frame to the next."""
+    if not np.isfinite(after).all():
+        return False
+    ratio = _area(after) / max(_area(before), 1.0)
+    sides = side_lengths(after) / np.maximum(side_lengths(before), 1.0)
+    return 0.85 < ratio < 1.18 and bool((np.abs(sides - 1) < 0.2).all())
+
+
+def _same_card(a: Track, b: Track) -> bool:
+    """Two quads overlap much, or one's centre lies on the other: cards do not overlap so."""
+    return (
+        quad_iou(a.corners_xy, b.corners_xy) > 0.3
+        or contains_point(a.corners_xy, tuple(b.corners_xy.mean(axis=0)))
+        or contains_point(b.corners_xy, tuple(a.corners_xy.mean(axis=0)))
+    )
+
+
+def _outline(corners: np.ndarray, shape: tuple[int, ...], margin: float = 2.0) -> Outline:
+    """A followed card as an outline, touching the border as detection would say."""
+    height, width = shape[:2]
+    corners = np.asarray(corners, np.float32).copy()
+    x, y = corners[:, 0], corners[:, 1]
+    touches = bool(
+        (x <= margin).any() or (y <= margin).any()
+        or (x >= width - 1 - margin).any() or (y >= height - 1 - margin).any()
+    )  # fmt: skip
+    return Outline(corners, touches)
+
+
+def _inside(corners: np.ndarray, shape: tuple[int, ...]) -> float:
+    """The share of a quad's area that lies inside an image of this shape."""
+    height, width = shape[:2]
+    frame = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    area, _ = cv2.intersectConvexConvex(np.asarray(corners, np.float32), frame)
+    return float(area) / max(_area(corners), 1.0)
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000

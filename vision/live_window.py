@@ -1,0 +1,251 @@
+"""The live window (OpenCV HighGUI): the newest frame, the latest reading, keys and clicks.
+
+Keys: ``h`` cycles the hint level (none, count, one set, all sets), ``space`` freezes the
+picture, ``s`` saves the annotated frame and its JSON, ``c`` shows confidences, ``q`` or Esc
+quits. Clicking three cards checks them as a claimed set. ``Controls`` holds that state and
+is plain logic; ``run_window`` is the loop around HighGUI.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from solver import explain
+from vision.geometry import contains_point
+from vision.live import live_record
+from vision.live_output import VideoSink, save_snapshot
+from vision.live_source import Frame, FrameSource
+from vision.live_worker import Analyse, AnalysisWorker
+from vision.overlay import REVEALS, Annotator
+from vision.tracking import LiveLayout
+
+WINDOW = "setvision live"
+HELP = "h hints  space freeze  s save  c confidence  click 3 cards: check a set  q quit"
+BAR_RGB = (20, 20, 20)
+VALID_RGB = (90, 230, 90)
+INVALID_RGB = (255, 90, 90)
+TEXT_RGB = (235, 235, 235)
+#: The window fits in this many pixels (width, height); larger frames are shown scaled.
+MAX_WINDOW = (1280, 800)
+
+
+def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    return rgb[2], rgb[1], rgb[0]
+
+
+@dataclass
+class Controls:
+    """What the player chose: hint level, freeze, confidences, and cards picked for a claim.
+
+    Picked cards are kept as track ids, so a claim survives renumbering.
+    """
+
+    reveal: str = "all"
+    show_confidence: bool = False
+    frozen: bool = False
+    picked: list[int] = field(default_factory=list)
+    claim: str | None = None
+    claim_valid: bool = False
+
+    def __post_init__(self) -> None:
+        if self.reveal not in REVEALS:
+            raise ValueError(f"reveal must be one of {', '.join(REVEALS)}, got {self.reveal!r}")
+
+    def key(self, code: int) -> str | None:
+        """Apply a key press; returns ``"quit"`` or ``"save"`` when the loop must act."""
+        if code < 0:
+            return None
+        char = chr(code & 0xFF).lower()
+        if char == "q" or code & 0xFF == 27:
+            return "quit"
+        if char == "h":
+            self.reveal = REVEALS[(REVEALS.index(self.reveal) + 1) % len(REVEALS)]
+        elif char == " ":
+            self.frozen = not self.frozen
+        elif char == "c":
+            self.show_confidence = not self.show_confidence
+        elif char == "s":
+            return "save"
+        return None
+
+    def click(self, result: LiveLayout, x: float, y: float) -> None:
+        """Pick (or unpick) the card under the click; three picked cards are checked."""
+        hit = next(
+            (
+                track_id
+                for track_id, card in zip(result.track_ids, result.layout.cards)
+                if contains_point(card.corners_xy, (x, y))
+            ),
+            None,
+        )
+        if hit is None:
+            self.picked, self.claim = [], None
+            return
+        if len(self.picked) == 3:
+            self.picked, self.claim = [], None
+        if hit in self.picked:
+            self.picked.remove(hit)
+        else:
+            self.picked.append(hit)
+        if len(self.picked) == 3:
+            self._check(result)
+
+    def _check(self, result: LiveLayout) -> None:
+        numbers = self.highlight(result)
+        if len(numbers) != 3:
+            self.picked, self.claim = [], None
+            return
+        cards = [result.layout.cards[n - 1].card for n in numbers]
+        check = explain(*cards)
+        self.claim_valid = check.valid
+        names = " ".join(str(n) for n in numbers)
+        self.claim = f"cards {names}: {check.summary()}"
+
+    def highlight(self, result: LiveLayout) -> tuple[int, ...]:
+        """Card numbers of the picked cards still on the table."""
+        return tuple(result.track_ids.index(t) + 1 for t in self.picked if t in result.track_ids)
+
+    def annotator(self) -> Annotator:
+        return Annotator(reveal=self.reveal, show_confidence=self.show_confidence)
+
+
+def draw(frame: Frame, result: LiveLayout | None, controls: Controls, status: str) -> np.ndarray:
+    """The annotated frame with a status bar below: the claim checked, or the keys."""
+    image = frame.image
+    if result is not None:
+        annotator = controls.annotator()
+        message = result.message(controls.reveal)
+        image = annotator.annotate(image, result.layout, message, controls.highlight(result))
+    unit = max(1.0, image.shape[1] / 900)
+    bar = np.zeros((round(30 * unit), image.shape[1], 3), np.uint8)
+    bar[:] = _bgr(BAR_RGB)
+    text, colour = HELP, TEXT_RGB
+    if controls.claim:
+        text, colour = controls.claim, VALID_RGB if controls.claim_valid else INVALID_RGB
+    face, scale, thickness = cv2.FONT_HERSHEY_SIMPLEX, 0.5 * unit, max(1, round(unit))
+    right = f"{status}{'  FROZEN' if controls.frozen else ''}"
+    (right_width, _), _ = cv2.getTextSize(right, face, scale, thickness)
+    room = image.shape[1] - right_width - round(30 * unit)
+    (width, _), _ = cv2.getTextSize(text, face, scale, thickness)
+    if width > room > 0:
+        scale *= room / width
+    baseline = round(20 * unit)
+    cv2.putText(bar, text, (round(8 * unit), baseline), face, scale, _bgr(colour), thickness,
+                cv2.LINE_AA)  # fmt: skip
+    cv2.putText(bar, right, (image.shape[1] - right_width - round(8 * unit), baseline), face,
+                0.5 * unit, _bgr(TEXT_RGB), thickness, cv2.LINE_AA)  # fmt: skip
+    return np.vstack([image, bar])
+
+
+def run_window(
+    source: FrameSource,
+    analyse: Analyse,
+    controls: Controls,
+    out_dir: str = ".",
+    max_frames: int | None = None,
+    sink: VideoSink | None = None,
+    notify: Callable[[str], None] = print,
+    on_result: Callable[[Frame, LiveLayout], None] | None = None,
+    wait_key: Callable[[int], int] = cv2.waitKey,
+) -> int:
+    """Show the source until it ends, ``max_frames`` are read, or the player quits.
+
+    Returns the number of frames analysed. A video file plays at its own speed; analysis
+    runs on a worker thread and skips frames when it falls behind. ``on_result`` hears of
+    each new result; ``wait_key`` (``cv2.waitKey``) can be scripted in tests.
+    """
+    window = _Window(source, controls, out_dir, sink, notify, on_result, wait_key)
+    cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL | cv2.WINDOW_KEEPRATIO | cv2.WINDOW_GUI_NORMAL)
+    cv2.setMouseCallback(WINDOW, window.mouse)
+    try:
+        return window.run(analyse, max_frames)
+    finally:
+        cv2.destroyWindow(WINDOW)
+        cv2.waitKey(1)
+
+
+@dataclass
+class _Window:
+    """One window session: what is shown, and what the player did."""
+
+    source: FrameSource
+    controls: Controls
+    out_dir: str
+    sink: VideoSink | None
+    notify: Callable[[str], None]
+    on_result: Callable[[Frame, LiveLayout], None] | None
+    wait_key: Callable[[int], int]
+    clicks: list[tuple[int, int]] = field(default_factory=list)
+
+    def mouse(self, event: int, x: int, y: int, *_) -> None:
+        if event == cv2.EVENT_LBUTTONDOWN:
+            self.clicks.append((x, y))
+
+    def run(self, analyse: Analyse, max_frames: int | None) -> int:
+        source, controls = self.source, self.controls
+        shown: tuple[Frame, LiveLayout | None] | None = None
+        frame: Frame | None = None
+        sized, reported = False, -1
+        started = next_due = time.monotonic()
+        with AnalysisWorker(analyse) as worker:
+            while True:
+                paused = controls.frozen and not source.live and frame is not None
+                if not paused:  # a camera keeps delivering while frozen: read and drop
+                    frame = source.read()
+                    if frame is None or (max_frames is not None and frame.index >= max_frames):
+                        break
+                    if not controls.frozen:
+                        worker.submit(frame)
+                latest = worker.latest()
+                if latest is not None and self.on_result and latest[0].index != reported:
+                    reported = latest[0].index
+                    self.on_result(*latest)
+                if not controls.frozen or shown is None:
+                    shown = (frame, latest[1] if latest else None)
+                for x, y in self.clicks:
+                    if shown[1] is not None:
+                        controls.click(shown[1], x, y)
+                self.clicks.clear()
+                rate = worker.analysed / max(time.monotonic() - started, 1e-6)
+                canvas = draw(shown[0], shown[1], controls, f"{rate:4.1f} analysed/s")
+                picture = canvas[: shown[0].image.shape[0]]
+                if self.sink is not None and not controls.frozen:
+                    self.sink.write(picture)
+                if not sized:
+                    _fit_window(canvas)
+                    sized = True
+                cv2.imshow(WINDOW, canvas)
+                now = time.monotonic()
+                next_due = now if paused or now > next_due + 0.5 else next_due + 1 / source.fps
+                wait = 1 if source.live else max(1, round((next_due - now) * 1000))
+                action = controls.key(self.wait_key(wait))
+                if action == "quit" or _closed():
+                    break
+                if action == "save" and shown[1] is not None:
+                    self._save(shown[0], shown[1], picture)
+            return worker.analysed
+
+    def _save(self, frame: Frame, result: LiveLayout, picture: np.ndarray) -> None:
+        record = live_record(result, self.source.name, self.controls.reveal)
+        stem = f"setvision-live-{frame.index:06d}"
+        saved = save_snapshot(self.out_dir, stem, picture, record)
+        self.notify(f"saved {saved[0]} and {saved[1]}")
+
+
+def _fit_window(canvas: np.ndarray) -> None:
+    height, width = canvas.shape[:2]
+    factor = min(1.0, MAX_WINDOW[0] / width, MAX_WINDOW[1] / height)
+    cv2.resizeWindow(WINDOW, round(width * factor), round(height * factor))
+
+
+def _closed() -> bool:
+    """The player closed the window with its title-bar button."""
+    try:
+        return cv2.getWindowProperty(WINDOW, cv2.WND_PROP_VISIBLE) < 1
+    except cv2.error:
+        return True
