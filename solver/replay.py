@@ -28,6 +28,10 @@ class Level(str, enum.Enum):
     NOTE = "note"
 
 
+#: More cards than this leaving or joining between two photos (two sets taken, or a refill
+#: after two sets) means the photos do not follow each other: the step is not judged.
+MAX_CHANGE = 6
+
 _SEVERITY = {Level.OK: 0, Level.NOTE: 1, Level.UNSURE: 2, Level.MISTAKE: 3}
 
 
@@ -160,16 +164,23 @@ def split_into_sets(cards: Sequence[Card]) -> list[tuple[Card, Card, Card]] | No
 def _misread_pairs(
     removed: Sequence[SeenCard], added: Sequence[SeenCard]
 ) -> list[tuple[SeenCard, SeenCard]]:
-    """Readings that are probably one card read two ways: one of them uncertain, and the
-    two differing in a single attribute."""
-    pairs, free = [], list(added)
-    for old in removed:
-        for new in free:
-            apart = sum(x != y for x, y in zip(old.card.codes, new.card.codes))
-            if apart == 1 and not (old.confident and new.confident):
-                pairs.append((old, new))
-                free.remove(new)
-                break
+    """Readings that are probably one card read two ways: two cards one attribute apart,
+    pairs with an uncertain reading first.
+
+    Only called when the counts cannot be right (cards leave and join three at a time), so a
+    misreading is certain; the pairing guesses which one.
+    """
+    pairs: list[tuple[SeenCard, SeenCard]] = []
+    free_old, free_new = list(removed), list(added)
+    for doubtful_only in (True, False):
+        for old in list(free_old):
+            for new in free_new:
+                apart = sum(x != y for x, y in zip(old.card.codes, new.card.codes))
+                if apart == 1 and (not doubtful_only or not (old.confident and new.confident)):
+                    pairs.append((old, new))
+                    free_old.remove(old)
+                    free_new.remove(new)
+                    break
     return pairs
 
 
@@ -213,7 +224,8 @@ class _Game:
         removed = _in_order(before.seen(c) for c in before_cards - after_cards)
         added = _in_order(after.seen(c) for c in after_cards - before_cards)
 
-        if len(removed) % 3 == len(added) % 3 != 0:
+        small = max(len(removed), len(added)) <= MAX_CHANGE + 2
+        if small and len(removed) % 3 == len(added) % 3 != 0:
             pairs = _misread_pairs(removed, added)[: len(removed) % 3]
             if len(pairs) == len(removed) % 3:
                 for old, new in pairs:
@@ -225,18 +237,24 @@ class _Game:
                 removed = tuple(c for c in removed if c not in {old for old, _ in pairs})
                 added = tuple(c for c in added if c not in {new for _, new in pairs})
 
-        for card in added:
-            if card.card in self.gone:
-                findings.append(
-                    Finding(
-                        Level.UNSURE,
-                        f"{card.card} left the table after {self.gone[card.card]} but is read "
-                        f"again on {after.name}: one of the readings is wrong",
-                        (card.card,),
-                    )
-                )
-        findings += self._taken(removed, after)
-        findings += self._dealt(before, removed, added, after, stock_before)
+        back = [c for c in added if c.card in self.gone]
+        if len(removed) > MAX_CHANGE or len(added) > MAX_CHANGE:
+            text = (
+                f"{len(removed)} cards left and {len(added)} appeared: too many changes for "
+                "photos of one game in a row (photos missing, or another table?); not judged"
+            )
+            findings.append(Finding(Level.UNSURE, text))
+        elif back:
+            text = (
+                f"{_names(back)} left the table earlier "
+                f"({', '.join(sorted({self.gone[c.card] for c in back}))}) but "
+                f"{'is' if len(back) == 1 else 'are'} read again on {after.name}: "
+                "a reading is wrong"
+            )
+            findings.append(Finding(Level.UNSURE, text, tuple(c.card for c in back)))
+        if len(removed) <= MAX_CHANGE and len(added) <= MAX_CHANGE:
+            findings += self._taken(removed, after)
+            findings += self._dealt(before, removed, added, after, stock_before)
         if not removed and not added:
             findings.append(Finding(Level.NOTE, "no change between the photos"))
 

@@ -142,6 +142,18 @@ def test_a_card_read_two_ways_is_paired_and_unsure_not_a_mistake():
     assert not step.removed and not step.added
 
 
+def test_counts_that_cannot_be_right_pair_a_confident_misreading_and_judge_the_rest():
+    first = NINE + SET
+    extra = ["1-red-open-oval", "2-green-open-diamond", "1-green-solid-diamond"]
+    second = NINE[:8] + ["3-purple-solid-squiggle"] + SET + extra  # card 9 read solid here
+    (step,) = replay([snap("a.jpg", first), snap("b.jpg", second)]).steps
+    assert [f.level for f in step.findings] == [Level.UNSURE, Level.MISTAKE]
+    assert "#9 3-purple-solid-squiggle on b.jpg is probably #9 3-purple-striped-squiggle" in (
+        step.findings[0].text
+    )
+    assert set(step.findings[1].cards) == set(cards(SET))
+
+
 def test_a_card_coming_back_after_it_left_is_a_reading_doubt():
     first = NO_SET_12[3:] + SET
     refill = ["3-red-open-squiggle", "3-green-striped-squiggle", "2-purple-solid-squiggle"]
@@ -149,7 +161,15 @@ def test_a_card_coming_back_after_it_left_is_a_reading_doubt():
     third = NO_SET_12[3:] + refill[:2] + [SET[0]]
     game = replay([snap("1.jpg", first), snap("2.jpg", second), snap("3.jpg", third)])
     texts = [f.text for f in game.steps[1].findings if f.level is Level.UNSURE]
-    assert any("left the table after 1.jpg but is read again on 3.jpg" in t for t in texts)
+    assert any("left the table earlier (1.jpg) but is read again on 3.jpg" in t for t in texts)
+
+
+def test_photos_that_do_not_follow_each_other_are_not_judged():
+    other_table = NINE + NOT_A_SET
+    game = replay([snap("a.jpg", NO_SET_12), snap("b.jpg", other_table)])
+    (step,) = game.steps
+    assert [f.level for f in step.findings] == [Level.UNSURE]
+    assert "too many changes for photos of one game in a row" in step.findings[0].text
 
 
 def test_card_counts_that_are_not_threes_are_unsure():
