@@ -58,8 +58,10 @@ class _Candidate:
     cut: bool = False
     support: float = 0.0
     paper_chroma: float = 0.0
+    paper_light: float = 0.0
     occluded: bool = False
     source: str = ""
+    symbols: np.ndarray | None = None  # centres of the symbols a card was found from
 
 
 @dataclass
@@ -184,7 +186,7 @@ def _verified(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
     checks = inspect(view.image, [c.corners for c in candidates])
     kept = [c for c, check in zip(candidates, checks) if check.ok]
     for c, check in zip(candidates, checks):
-        c.paper_chroma = check.paper_chroma
+        c.paper_chroma, c.paper_light = check.paper_chroma, check.paper_light
     if kept:
         support = edge_support(*view.grads(), np.array([c.corners for c in kept]))
         for c, s in zip(kept, support):
@@ -250,12 +252,28 @@ def _select(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
     def inside(i: _Candidate, o: _Candidate) -> bool:
         return i.quad_area < o.quad_area and _overlap(i, o) > 0.85 * i.quad_area
 
-    groups = {id(c) for c in kept if sum(inside(d, c) for d in kept if d is not c) >= 2}
+    def holds(o: _Candidate, i: _Candidate) -> bool:  # a card inside a group of cards
+        return inside(i, o) and i.quad_area > 0.2 * o.quad_area
+
+    groups = {id(c) for c in kept if sum(holds(c, d) for d in kept if d is not c) >= 2}
     pieces = [
         c
         for c in kept
         if id(c) not in groups
         and not any(inside(c, o) and id(o) not in groups for o in kept if o is not c)
+    ]
+    # a region that holds some but not all symbols of a card found from its symbols is a piece
+    # of that card (cut by a shadow or a glare line)
+    groups_found = [c for c in pieces if c.symbols is not None and len(c.symbols) > 1]
+    pieces = [
+        c
+        for c in pieces
+        if not c.from_region
+        or not any(
+            0 < _inside(g.symbols, c.corners).sum() < len(g.symbols)
+            and _overlap(c, g) > 0.3 * min(c.quad_area, g.quad_area)
+            for g in groups_found
+        )
     ]
     final: list[_Candidate] = []
     for c in sorted(pieces, key=lambda c: (-c.from_region, -c.support)):
@@ -281,20 +299,32 @@ def _select(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
 
 
 def _consistent(cards: list[_Candidate]) -> list[_Candidate]:
-    """Drop outliers against the cards found with four clear sides: size and paper colour."""
+    """Drop outliers among the cards of one photo: size, and the paper's lightness and colour.
+
+    The size is judged against the cards found with four clear sides, when there are enough;
+    paper against all the cards. A card's paper is seldom under 0.6 of the typical lightness
+    (even in shadow), and a more coloured paper than the others (a card under a lamp's glare)
+    is only trusted on a clean, uncut outline.
+    """
+    if len(cards) < 3:
+        return cards
+    light = float(np.median([c.paper_light for c in cards]))
+    chroma = float(np.median([c.paper_chroma for c in cards]))
     refs = [c for c in cards if c.from_region and not c.cut and c.support >= 0.8]
     if len(refs) < 3:
-        return cards
-    area = float(np.median([c.quad_area for c in refs]))
-    chroma = float(np.median([c.paper_chroma for c in refs]))
+        refs = [c for c in cards if not c.cut]
+    area = float(np.median([c.quad_area for c in refs])) if len(refs) >= 3 else 0.0
     out = []
     for c in cards:
-        if not c.from_region and c.paper_chroma > chroma + 15:
+        if c.paper_light < 0.6 * light:
             continue
-        if c.cut:
-            if c.area < 0.12 * area or c.quad_area > 3 * area:
-                continue
-        elif not 0.33 * area < c.quad_area < 3 * area:
+        if c.paper_chroma > chroma + 10 and (
+            c.cut or c.support < 0.8 or c.paper_light < 0.8 * light
+        ):
+            continue
+        if area and c.cut and (c.area < 0.12 * area or c.quad_area > 3 * area):
+            continue
+        if area and not c.cut and not 0.33 * area < c.quad_area < 3 * area:
             continue
         out.append(c)
     return out
@@ -325,23 +355,27 @@ def _unexplained(
     return mask & rest, [cv2.boundingRect(c) for c in big]
 
 
-def _symbol_cards(view: _View, cards: list[_Candidate], where: np.ndarray) -> list[_Candidate]:
-    """Cards found from symbol groups lying in ``where`` (see ``segment_symbols``)."""
+def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
+    """Cards found from symbol groups not already inside a card (see ``segment_symbols``)."""
     width = float(np.median([_width(c.corners) for c in cards])) if cards else max(view.size) / 10
-    strength, excess = ink_strength(view.light, view.chroma, view.low, max(15, int(0.45 * width)))
-    strength *= cv2.dilate(where, np.ones((15, 15), np.uint8))
+    strength, excess = ink_strength(view.light, view.chroma, view.low, max(9, int(0.2 * width)))
     blobs = find_blobs(
         strength, excess, view.lab[..., 1], view.lab[..., 2], 12, 0.3 * max(view.size)
     )
     grad_x, grad_y = view.grads()
     found = []
     for group in group_blobs(blobs):
+        centres = np.array([b.centre for b in group])
+        if any(_inside(centres, c.corners).all() for c in cards):
+            continue
         fitted = card_from_group(group, grad_x, grad_y)
         if fitted is None:
             continue
         quad = order_corners(fitted[0])
         area = float(cv2.contourArea(quad))
-        found.append(_Candidate(quad, area, area, False, source=f"symbols{fitted[1]}"))
+        found.append(
+            _Candidate(quad, area, area, False, source=f"symbols{fitted[1]}", symbols=centres)
+        )
     return _verified(view, found)
 
 
@@ -371,11 +405,12 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
             x0, y0 = max(0, x - 6), max(0, y - 6)
             x1, y1 = min(width, x + w + 6), min(height, y + h + 6)
             roi = (int(x0), int(y0), int(x1 - x0), int(y1 - y0))
-            extra += _regions(view, _cut_masks(view, roi), areas, roi[:2])
+            sizes = (max(areas[0], 0.3 * typical) if cards else areas[0], areas[1])
+            extra += _regions(view, _cut_masks(view, roi), sizes, roi[:2])
         cards = _select(view, cards + _verified(view, extra))
         rest, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
         if boxes:
-            cards = _select(view, cards + _symbol_cards(view, cards, rest))
+            cards = _select(view, cards + _symbol_cards(view, cards))
     cards = _consistent(cards)
     if not cards:
         return []

@@ -125,9 +125,9 @@ def inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
     strip, cut = _strip(image, quads)
     lab = cv2.cvtColor(strip, cv2.COLOR_BGR2LAB)
     light_strip = lab[..., 0]
-    chroma_strip = cv2.magnitude(
-        lab[..., 1].astype(np.float32) - 128, lab[..., 2].astype(np.float32) - 128
-    )
+    a_strip = lab[..., 1].astype(np.float32) - 128
+    b_strip = lab[..., 2].astype(np.float32) - 128
+    chroma_strip = cv2.magnitude(a_strip, b_strip)
     dark_strip = cv2.morphologyEx(light_strip, cv2.MORPH_BLACKHAT, np.ones((15, 15), np.uint8))
     grey = cv2.GaussianBlur(light_strip, (3, 3), 0)
     valley_strip = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((5, 5), np.uint8))
@@ -137,6 +137,7 @@ def inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
 
     light = core(light_strip).astype(np.float32)
     chroma = core(chroma_strip)
+    a_chan, b_chan = core(a_strip), core(b_strip)
     dark = core(dark_strip).astype(np.float32)
     m, e = _MARGIN, _EDGE
     inner = np.zeros((PATCH_H, PATCH_W), bool)
@@ -144,12 +145,17 @@ def inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
     ring = ~inner
     ring[:e, :] = ring[-e:, :] = ring[:, :e] = ring[:, -e:] = False
 
-    paper_chroma = np.median(chroma[:, ring], axis=1)
-    excess = chroma - paper_chroma[:, None, None]
-    strength = dark + np.maximum(excess, 0)
+    # ink differs from the paper in colour (any hue: grey ink on tinted paper too) or is darker
+    paper_a = np.median(a_chan[:, ring], axis=1)[:, None, None]
+    paper_b = np.median(b_chan[:, ring], axis=1)[:, None, None]
+    excess = cv2.magnitude(a_chan - paper_a, b_chan - paper_b)
+    strength = dark + excess
     otsu = _otsu(np.clip(strength[:, inner], 0, 255).astype(np.uint8))
     ink = strength > np.clip(otsu, 12, 25)[:, None, None]
     ink_share = ink[:, inner].mean(axis=1)
+    ink_count = np.maximum(ink.sum(axis=(1, 2)), 1)
+    ink_colour = (excess * ink).sum(axis=(1, 2)) / ink_count
+    ink_dark = (dark * ink).sum(axis=(1, 2)) / ink_count
     # symbol ink (colour, or black) reaching the outer band: a quad inside a symbol, or a
     # quad cutting through a card; shading and table slivers are neither
     marks = ink & ((excess > 6) | (dark > 40))
@@ -192,6 +198,8 @@ def inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
         centre = (top[k] + h / 2) / PATCH_H
         if not 0.02 < ink_share[k] < 0.8:
             reason = "ink share"
+        elif ink_colour[k] < 2 and ink_dark[k] < 25:
+            reason = "faint ink"  # table texture: SET inks are coloured, or clearly dark
         elif bands[k] > 0.1:
             reason = "ink at the edge"
         elif dark_ring[k] > 0.1:

@@ -124,18 +124,22 @@ def group_blobs(blobs: list[Blob]) -> list[list[Blob]]:
     centre = np.array([b.centre for b in cand])
     axis = np.array([b.axis for b in cand])
     length = np.array([b.length for b in cand])
+    thickness = np.array([b.thickness for b in cand])
     colour = np.array([b.colour for b in cand])
     d = centre[None, :, :] - centre[:, None, :]
     along = np.abs((d * axis[:, None, :]).sum(-1))
     perp = np.abs(d[..., 0] * -axis[:, None, 1] + d[..., 1] * axis[:, None, 0])
     lmin = np.minimum(length[:, None], length[None, :])
     lmax = np.maximum(length[:, None], length[None, :])
+    tmin = np.minimum(thickness[:, None], thickness[None, :])
+    # symbols are 0.43 card widths apart, about 1.2 of their thickness (both shrink alike
+    # when the card is seen at a slant along its length)
     linked = (
         (lmax / lmin < 1.35)
         & (np.abs(axis @ axis.T) > np.cos(np.radians(15)))
         & (np.linalg.norm(colour[:, None] - colour[None, :], axis=-1) < 25)
         & (along < 0.2 * lmin)
-        & (perp > 0.42 * lmin)
+        & (perp > np.minimum(0.42 * lmin, 0.9 * tmin))
         & (perp < 0.85 * lmax)
     )
     np.fill_diagonal(linked, False)
