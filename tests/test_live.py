@@ -343,7 +343,7 @@ def test_live_headless_json_reads_a_still_table(capsys):
 @needs_videos
 def test_live_headless_json_ids_hold_and_sets_match_the_cards(capsys):
     records = _live_json(capsys, SETS_VIDEO, 40)
-    assert all(len(r["cards"]) >= 6 for r in records)
+    assert all(len(r["cards"]) >= 6 for r in records[3:])  # new cards show once read twice
     for record in records:
         cards = [parse_card(c["text"]) for c in record["cards"]]
         expected = [[i + 1 for i in found] for found in find_sets(cards)]
@@ -364,6 +364,34 @@ def test_live_saves_the_annotated_stream(tmp_path, capsys):
     video = cv2.VideoCapture(str(out))
     assert int(video.get(cv2.CAP_PROP_FRAME_COUNT)) == 12
     video.release()
+
+
+def _camera_clip(path: Path, photo: Path, frames: int) -> None:
+    """A 1280x720 clip of a real table photo moved as a hand-held camera would move it."""
+    still = cv2.imread(str(photo))
+    height, width = still.shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30, (1280, 720))
+    for k in range(frames):
+        t = k / 30
+        matrix = cv2.getRotationMatrix2D((width / 2, height / 2), 1.5 * np.sin(t), 1.0)
+        matrix[:, 2] += [(1280 - width) / 2 + 12 * np.sin(1.3 * t), (720 - height) / 2]
+        writer.write(cv2.warpAffine(still, matrix, (1280, 720), borderValue=(18, 18, 18)))
+    writer.release()
+
+
+def test_live_follows_a_720p_camera_over_twelve_cards(tmp_path, capsys):
+    photo = PROJECT / "sample_images" / "data__webcam__20170604_134005.jpg"
+    labels = json.loads(photo.with_suffix(".json").read_text())["cards"]
+    truth = sorted(f"{c['number']}-{c['color']}-{c['shading']}-{c['shape']}" for c in labels)
+    clip = tmp_path / "camera.mp4"
+    _camera_clip(clip, photo, 24)
+    records = _live_json(capsys, clip, 24)
+    assert all(r["image_size"] == [1280, 720] and len(r["cards"]) == 12 for r in records)
+    assert len({tuple(r["track_ids"]) for r in records}) == 1
+    read = sorted(c["text"] for c in records[-1]["cards"])
+    assert sum(min(read.count(t), truth.count(t)) for t in set(truth)) >= 10  # of 12
+    cards = [parse_card(c["text"]) for c in records[-1]["cards"]]
+    assert records[-1]["sets"] == [[i + 1 for i in found] for found in find_sets(cards)]
 
 
 @pytest.mark.parametrize(

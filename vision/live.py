@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
 from vision.contract import layout_record
 from vision.geometry import contains_point, side_lengths
-from vision.image import as_bgr, resize_long_side
+from vision.image import as_bgr
 from vision.layout import CONFIDENT, CardReading, Ignored
 from vision.live_motion import QuadFlow, apply_homography, likeness, thumbnail, work_copy
 from vision.live_source import Frame
@@ -34,11 +34,11 @@ logger = logging.getLogger(__name__)
 class LiveSettings:
     """How much work each frame gets; the defaults aim at 30 analysed frames/s at 1280x720."""
 
-    detect_every: int = 8  # analysed frames between full detections
-    quiet_detect_every: int = 16  # the same while nothing on the table has changed
-    detect_long_side: int = 640  # detection runs on a copy this large
-    flow_long_side: int = 640  # optical flow and thumbnails run on a copy this large
-    rereads_per_frame: int = 1  # optional re-readings per frame (new and changed cards aside)
+    detect_every: int = 10  # analysed frames between full detections
+    quiet_detect_every: int = 30  # the same while nothing on the table has changed
+    work_long_side: int = 640  # detection, optical flow and thumbnails run on a copy this large
+    confirms_per_frame: int = 3  # second readings per frame of new cards not yet shown
+    rereads_per_frame: int = 1  # further re-readings per frame (not on detection frames)
     changed_below: float = 0.4  # likeness to the card as read below which its look changed
     same_above: float = 0.7  # likeness above which it is surely still the same card
     hold_frames: int = 2  # a changed look must hold this many frames before it is re-read
@@ -97,13 +97,13 @@ class LiveAnalyser:
         self._detect_soon = True
         self._quiet = False
         self._ignored: tuple[Ignored, ...] = ()
-        self._rejected: list[np.ndarray] = []
+        self._rejected: list[Ignored] = []  # outlines found unreadable at the last detection
 
     def analyse(self, frame: Frame) -> LiveLayout:
         """The table at this frame (frames must come in order; some may be skipped)."""
         start = time.perf_counter()
         image = as_bgr(frame.image, "frame")
-        small, grey, factor = work_copy(image, self.settings.flow_long_side)
+        small, grey, factor = work_copy(image, self.settings.work_long_side)
         work = _Work(frame.index, image, small, grey, factor)
         timings: dict[str, float] = {}
 
@@ -164,9 +164,14 @@ class LiveAnalyser:
     def _merge_duplicates(self, work: _Work) -> None:
         """Two tracks on one card: the older (more votes) stays, where detection saw either."""
         tracks = sorted(self.tracker.tracks.values(), key=lambda t: t.id)
+        centres = np.array([t.corners_xy.mean(axis=0) for t in tracks])
+        sizes = np.array([np.sqrt(max(_area(t.corners_xy), 1.0)) for t in tracks])
         dropped: set[int] = set()
         for i, older in enumerate(tracks):
-            for newer in tracks[i + 1 :]:
+            for j in range(i + 1, len(tracks)):
+                newer = tracks[j]
+                if np.linalg.norm(centres[i] - centres[j]) > sizes[i] + sizes[j]:
+                    continue  # far apart: surely two cards
                 if {older.id, newer.id} & dropped or not _same_card(older, newer):
                     continue
                 if newer.misses < older.misses:  # detection found the newer one lately
@@ -177,10 +182,9 @@ class LiveAnalyser:
 
     def _detect(self, work: _Work, confirmed: set[int]) -> list[_Pending]:
         """Find outlines, snap matching tracks to them; the rest are new cards to read."""
-        small, scale = resize_long_side(work.image, self.settings.detect_long_side)
         outlines = [
-            Outline((o.corners_xy / scale).astype(np.float32), o.touches_border)
-            for o in find_outlines(small)
+            replace(o, corners_xy=(o.corners_xy / work.factor).astype(np.float32))
+            for o in find_outlines(work.small)
         ]
         pending, rejected, ignored = [], [], []
         for outline, track_id in zip(outlines, self.tracker.match(o.corners_xy for o in outlines)):
@@ -190,13 +194,16 @@ class LiveAnalyser:
                 self.flow.seed(track_id, work.grey, outline.corners_xy * work.factor)
             elif self._covered(outline.corners_xy):
                 continue  # a second outline on a card already followed
-            elif any(quad_iou(outline.corners_xy, q) > 0.8 for q in self._rejected):
-                rejected.append(outline.corners_xy)  # unreadable a moment ago, still in place
-                ignored.append(Ignored(outline.corners_xy, "not readable as a card"))
+            elif (before := self._unreadable(outline.corners_xy)) is not None:
+                rejected.append(before)  # unreadable a moment ago, still in place
+                ignored.append(Ignored(outline.corners_xy, before.reason))
             else:
                 pending.append(_Pending(outline, None, "new", work.thumb(outline.corners_xy)))
         self._rejected, self._ignored = rejected, tuple(ignored)
         return pending
+
+    def _unreadable(self, corners_xy: np.ndarray) -> Ignored | None:
+        return next((i for i in self._rejected if quad_iou(corners_xy, i.corners_xy) > 0.8), None)
 
     def _covered(self, corners_xy: np.ndarray) -> bool:
         """Whether the outline's centre lies on a card already followed."""
@@ -206,7 +213,7 @@ class LiveAnalyser:
     def _check_looks(self, work: _Work, confirmed: set[int], refresh: bool) -> list[_Pending]:
         """Compare each card with its look when read: changed ones (and a few old ones) to read."""
         settings = self.settings
-        pending, stale = [], []
+        pending, unshown, stale = [], [], []
         for track_id, track in self.tracker.tracks.items():
             view = self._views[track_id]
             thumb = work.thumb(track.corners_xy)
@@ -214,7 +221,9 @@ class LiveAnalyser:
             outline = _outline(track.corners_xy, work.image.shape)
             if like >= settings.same_above:
                 confirmed.add(track_id)
-                if self._worth_refreshing(track, work.index):
+                if not track.ready:
+                    unshown.append(_Pending(outline, track_id, "refresh", thumb))
+                elif self._worth_refreshing(track, work.index):
                     stale.append((track.last_read, _Pending(outline, track_id, "refresh", thumb)))
             if like >= settings.changed_below:
                 view.changed, view.changed_frames = None, 0
@@ -229,8 +238,9 @@ class LiveAnalyser:
                 view.changed, view.changed_frames = thumb, 1
             if view.changed_frames >= settings.hold_frames:
                 pending.append(_Pending(outline, track_id, "changed", thumb))
+        pending += unshown[: settings.confirms_per_frame]
         if refresh:
-            stale.sort(key=lambda item: item[0])
+            stale.sort(key=lambda item: item[0])  # the longest unread first
             pending += [p for _, p in stale[: settings.rereads_per_frame]]
         return pending
 
@@ -255,7 +265,7 @@ class LiveAnalyser:
                 fresh.append((item, found))
             elif item.reason == "new":
                 ignored.append(found)
-                self._rejected.append(item.outline.corners_xy)
+                self._rejected.append(found)
             elif item.reason == "changed":  # no card where one lay: it was taken
                 self._drop(item.track_id)
                 self._detect_soon = True

@@ -35,8 +35,15 @@ _LK = {
 
 
 def work_copy(image: np.ndarray, long_side: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """A BGR copy with its long side at most ``long_side``, its grey version, and the factor."""
-    small, factor = resize_long_side(image, long_side)
+    """A BGR copy with its long side near ``long_side``, its grey version, and the factor.
+
+    Frames at most a quarter larger are used as they are: shrinking them costs more than
+    the smaller copy saves.
+    """
+    if max(image.shape[:2]) <= 1.25 * long_side:
+        small, factor = image, 1.0
+    else:
+        small, factor = resize_long_side(image, long_side)
     return small, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), factor
 
 

@@ -25,7 +25,8 @@ from vision.overlay import REVEALS, Annotator
 from vision.tracking import LiveLayout
 
 WINDOW = "setvision live"
-HELP = "h hints  space freeze  s save  c confidence  click 3 cards: check a set  q quit"
+KEY_HELP = "h hints  space freeze  s save  c confidence  q quit"
+CLICK_HELP = "click three cards to check a set"
 BAR_RGB = (20, 20, 20)
 VALID_RGB = (90, 230, 90)
 INVALID_RGB = (255, 90, 90)
@@ -115,30 +116,31 @@ class Controls:
 
 
 def draw(frame: Frame, result: LiveLayout | None, controls: Controls, status: str) -> np.ndarray:
-    """The annotated frame with a status bar below: the claim checked, or the keys."""
+    """The annotated frame over a status bar: the claim checked (or how to), keys, state."""
     image = frame.image
     if result is not None:
         annotator = controls.annotator()
         message = result.message(controls.reveal)
         image = annotator.annotate(image, result.layout, message, controls.highlight(result))
-    unit = max(1.0, image.shape[1] / 900)
-    bar = np.zeros((round(30 * unit), image.shape[1], 3), np.uint8)
-    bar[:] = _bgr(BAR_RGB)
-    text, colour = HELP, TEXT_RGB
+    claim = (CLICK_HELP, TEXT_RGB)
     if controls.claim:
-        text, colour = controls.claim, VALID_RGB if controls.claim_valid else INVALID_RGB
-    face, scale, thickness = cv2.FONT_HERSHEY_SIMPLEX, 0.5 * unit, max(1, round(unit))
-    right = f"{status}{'  FROZEN' if controls.frozen else ''}"
-    (right_width, _), _ = cv2.getTextSize(right, face, scale, thickness)
-    room = image.shape[1] - right_width - round(30 * unit)
-    (width, _), _ = cv2.getTextSize(text, face, scale, thickness)
-    if width > room > 0:
-        scale *= room / width
-    baseline = round(20 * unit)
-    cv2.putText(bar, text, (round(8 * unit), baseline), face, scale, _bgr(colour), thickness,
-                cv2.LINE_AA)  # fmt: skip
-    cv2.putText(bar, right, (image.shape[1] - right_width - round(8 * unit), baseline), face,
-                0.5 * unit, _bgr(TEXT_RGB), thickness, cv2.LINE_AA)  # fmt: skip
+        claim = (controls.claim, VALID_RGB if controls.claim_valid else INVALID_RGB)
+    state = f"hints: {controls.reveal}   {status}" + ("   FROZEN" if controls.frozen else "")
+    lines = [claim, (KEY_HELP, TEXT_RGB), (state, TEXT_RGB)]
+    width = image.shape[1]
+    unit = max(1.0, width / 900)
+    face, thickness = cv2.FONT_HERSHEY_SIMPLEX, max(1, round(unit))
+    line_height = round(24 * unit)
+    bar = np.zeros((line_height * len(lines) + round(6 * unit), width, 3), np.uint8)
+    bar[:] = _bgr(BAR_RGB)
+    margin = round(8 * unit)
+    for row, (text, colour) in enumerate(lines, 1):
+        scale = 0.55 * unit
+        (text_width, _), _ = cv2.getTextSize(text, face, scale, thickness)
+        if text_width > width - 2 * margin:  # shrink a long line until it fits
+            scale *= (width - 2 * margin) / text_width
+        cv2.putText(bar, text, (margin, row * line_height), face, scale, _bgr(colour), thickness,
+                    cv2.LINE_AA)  # fmt: skip
     return np.vstack([image, bar])
 
 
@@ -238,8 +240,9 @@ class _Window:
 
 
 def _fit_window(canvas: np.ndarray) -> None:
+    """Show the picture as large as fits ``MAX_WINDOW`` (small phone videos are enlarged)."""
     height, width = canvas.shape[:2]
-    factor = min(1.0, MAX_WINDOW[0] / width, MAX_WINDOW[1] / height)
+    factor = min(2.0, MAX_WINDOW[0] / width, MAX_WINDOW[1] / height)
     cv2.resizeWindow(WINDOW, round(width * factor), round(height * factor))
 
 

@@ -28,6 +28,10 @@ from vision.settle import settle
 VOTES = 8
 #: Log-probability bonus for the identity already shown: a rival must be twice as likely.
 STICKINESS = math.log(2.0)
+#: A new card is shown once read this many times, or at once if its first reading is this sure:
+#: a first glimpse is often blurred, and a card that comes and goes would make sets flicker.
+SHOW_AFTER_VOTES = 2
+SURE_AT_ONCE = 0.95
 #: Analysed frames a new reading order must persist before cards are renumbered.
 RENUMBER_AFTER = 10
 #: Analysed frames the layout must be read confidently and unchanged before "no set" is said.
@@ -64,6 +68,16 @@ class Track:
     misses: int = 0
     settled: bool = True
     card: Card | None = None
+
+    @property
+    def ready(self) -> bool:
+        """Read often enough, or surely enough, to be shown."""
+        if len(self.votes) >= SHOW_AFTER_VOTES:
+            return True
+        voted = self.voted() if self.votes else None
+        return (
+            voted is not None and float(np.prod([v.max() for v in voted.values()])) >= SURE_AT_ONCE
+        )
 
     def voted(self) -> dict[str, np.ndarray]:
         """The mean of the recent readings, per attribute."""
@@ -260,7 +274,7 @@ class Tracker:
         timings_ms: dict[str, float] | None = None,
     ) -> LiveLayout:
         """The table now: voted, jointly settled identities, numbered stably."""
-        shown = [track for track in self.tracks.values() if track.votes]
+        shown = [track for track in self.tracks.values() if track.ready]
         voted = [track.voted() for track in shown]
         if shown:
             probabilities = {a: np.array([v[a] for v in voted]) for a in ATTRIBUTES}
