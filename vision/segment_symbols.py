@@ -24,7 +24,7 @@ SYMBOL_SHAPE = 0.49
 #: Ink stronger than this (lightness units of darkness plus chroma) is a symbol.
 INK = 18.0
 #: Symbols are coloured: their chroma exceeds the paper's around them by at least this much.
-MIN_COLOUR = 2.0
+MIN_COLOUR = 0.0
 #: A side counts as seen when this share of points along it steps in lightness.
 SEEN = 0.6
 
@@ -138,33 +138,39 @@ def group_blobs(blobs: list[Blob]) -> list[list[Blob]]:
         (lmax / lmin < 1.35)
         & (np.abs(axis @ axis.T) > np.cos(np.radians(15)))
         & (np.linalg.norm(colour[:, None] - colour[None, :], axis=-1) < 25)
-        & (along < 0.2 * lmin)
+        & (along < 0.35 * lmin)
         & (perp > np.minimum(0.42 * lmin, 0.9 * tmin))
         & (perp < 0.85 * lmax)
     )
     np.fill_diagonal(linked, False)
-    count, labels = _components(linked)
-    groups = [[cand[i] for i in np.nonzero(labels == g)[0]] for g in range(count)]
-    return [g for g in groups if len(g) <= 3]
-
-
-def _components(adjacency: np.ndarray) -> tuple[int, np.ndarray]:
-    """Connected components of a small symmetric boolean adjacency matrix."""
-    n = len(adjacency)
-    labels = -np.ones(n, int)
-    count = 0
-    for i in range(n):
-        if labels[i] >= 0:
+    # join the most alike pairs first, never beyond three symbols or off a straight line
+    cost = (
+        np.abs(np.log(lmax / lmin))
+        + np.linalg.norm(colour[:, None] - colour[None, :], axis=-1) / 25
+        + along / lmin
+        + np.abs(perp / (1.2 * tmin) - 1)
+    )
+    label = np.arange(n)
+    for flat in np.argsort(np.where(linked, cost, np.inf), axis=None):
+        i, j = divmod(int(flat), n)
+        if not linked[i, j]:
+            break
+        if label[i] == label[j]:
             continue
-        stack = [i]
-        labels[i] = count
-        while stack:
-            j = stack.pop()
-            for k in np.nonzero(adjacency[j] & (labels < 0))[0]:
-                labels[k] = count
-                stack.append(k)
-        count += 1
-    return count, labels
+        members = np.nonzero((label == label[i]) | (label == label[j]))[0]
+        if len(members) > 3 or not _in_line(centre[members], lmin[i, j]):
+            continue
+        label[members] = label[i]
+    return [[cand[i] for i in np.nonzero(label == g)[0]] for g in np.unique(label)]
+
+
+def _in_line(points: np.ndarray, size: float) -> bool:
+    """Whether points lie along one straight line (within a quarter of ``size``)."""
+    if len(points) < 3:
+        return True
+    centred = points - points.mean(axis=0)
+    _, values, _ = np.linalg.svd(centred, full_matrices=False)
+    return float(values[-1]) / np.sqrt(len(points)) < 0.25 * size
 
 
 def _side_search(
@@ -223,25 +229,41 @@ def _side_search(
 def card_from_group(
     group: list[Blob], grad_x: np.ndarray, grad_y: np.ndarray
 ) -> tuple[np.ndarray, int] | None:
-    """A card quadrilateral around a symbol group, and how many of its sides were seen."""
-    centre = np.mean([b.centre for b in group], axis=0)
+    """A card quadrilateral around a symbol group, and how many of its sides were seen.
+
+    The card's short sides run along the symbols' axis; its long sides along the line through
+    the symbols (seen at a slant, a card is a parallelogram rather than a rectangle).
+    """
+    centres = np.array([b.centre for b in group])
+    centre = centres.mean(axis=0)
     u = group[0].axis.copy()
     for b in group[1:]:
         u += b.axis if b.axis @ u > 0 else -b.axis
     u /= np.linalg.norm(u)
     v = np.array([-u[1], u[0]])
+    if len(group) > 1:  # the stacking direction, when the symbols show it
+        ends = centres[np.argsort(centres @ v)]
+        stack = ends[-1] - ends[0]
+        stack /= np.linalg.norm(stack)
+        if stack @ v > np.cos(np.radians(35)):
+            v = stack
+    n_long = np.array([-v[1], v[0]])  # normal of the long sides (which run along v)
+    n_long *= np.sign(n_long @ u)
+    n_short = np.array([-u[1], u[0]])  # normal of the short sides (which run along u)
+    n_short *= np.sign(n_short @ v)
     length = float(np.mean([b.length for b in group]))
     width = length / SYMBOL_TO_WIDTH
     thickness = float(np.mean([b.thickness for b in group]))
     # foreshortening along the card's length, judged from the symbols' proportions
     squash = float(np.clip(thickness / length / SYMBOL_SHAPE, 0.6, 1.25))
     card_length = CARD_RATIO * width * squash
-    reach_v = max(float(abs((b.centre - centre) @ v)) + b.thickness / 2 for b in group)
-    normals = (u, v, -u, v * -1)
-    expect = (width / 2, card_length / 2)
+    across_scale = abs(float(u @ n_long))  # a side's distance along its normal
+    reach_v = max(float(abs((b.centre - centre) @ n_short)) + b.thickness / 2 for b in group)
+    normals = (n_long, n_short, -n_long, -n_short)
+    expect = (across_scale * width / 2, card_length / 2)
     sides = []
     for k, normal in enumerate(normals):
-        near = length / 2 + 0.06 * width if k % 2 == 0 else reach_v + 0.08 * width
+        near = across_scale * (length / 2 + 0.06 * width) if k % 2 == 0 else reach_v + 0.08 * width
         far = max(near + 2, 1.4 * expect[k % 2])
         half = card_length / 2 if k % 2 == 0 else width / 2
         sides.append(_side_search(grad_x, grad_y, centre, normal, (near, far), half))
@@ -259,7 +281,7 @@ def card_from_group(
         lines.append(
             (np.array([normal[0] * cos - normal[1] * sin, normal[0] * sin + normal[1] * cos]), dist)
         )
-    across = lines[0][1] + lines[2][1]
+    across = (lines[0][1] + lines[2][1]) / across_scale
     along = lines[1][1] + lines[3][1]
     if not (0.55 < length / across < 0.88 and 1.15 < along / across < 2.2):
         return None
