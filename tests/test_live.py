@@ -394,6 +394,26 @@ def test_live_follows_a_720p_camera_over_twelve_cards(tmp_path, capsys):
     assert records[-1]["sets"] == [[i + 1 for i in found] for found in find_sets(cards)]
 
 
+def test_a_taken_set_goes_at_once_and_dealt_cards_come_within_a_few_frames(reader):
+    from vision.live import LiveAnalyser
+
+    photo = cv2.imread(str(PROJECT / "sample_images" / "data__webcam__20170604_134005.jpg"))
+    still = reader.read(photo)
+    taken = still.sets[0]
+    bare = photo.copy()
+    for card_id in taken:  # the table where the three cards lay
+        quad = still.cards[card_id - 1].corners_xy
+        centre = quad.mean(axis=0)
+        cv2.fillConvexPoly(bare, (centre + (quad - centre) * 1.1).astype(np.int32), (18, 18, 18))
+    analyser = LiveAnalyser(reader)
+    frames = [photo] * 10 + [bare] * 15 + [photo] * 10  # a set taken at 10, cards dealt at 25
+    counts = [len(analyser.analyse(Frame(k, k / 30, f)).layout.cards) for k, f in enumerate(frames)]
+    assert counts[9] == 12
+    assert counts.index(9, 10) <= 10 + 3  # gone within a tenth of a second
+    assert counts.index(12, 25) <= 25 + 5  # the dealt cards shown within a sixth of a second
+    assert counts[-1] == 12
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

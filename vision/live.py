@@ -20,7 +20,14 @@ from vision.contract import layout_record
 from vision.geometry import contains_point, side_lengths
 from vision.image import as_bgr
 from vision.layout import CONFIDENT, CardReading, Ignored
-from vision.live_motion import QuadFlow, apply_homography, likeness, thumbnail, work_copy
+from vision.live_motion import (
+    QuadFlow,
+    apply_homography,
+    likeness,
+    loose_paper,
+    thumbnail,
+    work_copy,
+)
 from vision.live_source import Frame
 from vision.pipeline import CardReader, MeasuredCard
 from vision.segment import Outline, find_outlines
@@ -45,6 +52,7 @@ class LiveSettings:
     moved_fraction: float = 0.25  # camera motion (of the card's size) that earns a new reading
     inside_fraction: float = 0.6  # a card this much less inside the frame than when read left
     min_points: int = 6  # a card followed by fewer flow points is given new ones
+    new_paper: float = 0.005  # new card-like paper (share of the frame) that calls detection
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,7 @@ class LiveAnalyser:
         self._since_detection = 0
         self._detect_soon = True
         self._quiet = False
+        self._loose_before: float | None = None
         self._ignored: tuple[Ignored, ...] = ()
         self._rejected: list[Ignored] = []  # outlines found unreadable at the last detection
 
@@ -108,6 +117,9 @@ class LiveAnalyser:
         timings: dict[str, float] = {}
 
         self._follow(work)
+        loose = self._loose_paper(work)
+        if self._loose_before is not None and loose > self._loose_before + self.settings.new_paper:
+            self._detect_soon = True  # paper where no card is followed: cards were dealt?
         timings["track"] = _ms(start)
         every = self.settings.quiet_detect_every if self._quiet else self.settings.detect_every
         due = self._since_detection + 1 >= every or self._detect_soon
@@ -130,6 +142,8 @@ class LiveAnalyser:
         mark = time.perf_counter()
         self._read(work, pending)
         timings["read"] = _ms(mark)
+        if due:
+            self._loose_before = self._loose_paper(work)
         timings["total"] = _ms(start)
         size = (image.shape[1], image.shape[0])
         return self.tracker.snapshot(frame.index, frame.t, size, self._ignored, timings)
@@ -160,6 +174,11 @@ class LiveAnalyser:
             inside = _inside(track.corners_xy, work.image.shape)
             if inside < self.settings.inside_fraction * self._views[track_id].inside:
                 self._drop(track_id)
+
+    def _loose_paper(self, work: _Work) -> float:
+        quads = [t.corners_xy * work.factor for t in self.tracker.tracks.values()]
+        quads += [i.corners_xy * work.factor for i in self._ignored]
+        return loose_paper(work.small, quads)
 
     def _merge_duplicates(self, work: _Work) -> None:
         """Two tracks on one card: the older (more votes) stays, where detection saw either."""

@@ -23,6 +23,8 @@ THUMB_SIZE = (32, 20)
 #: Weight of the Lab colour channels against lightness: a red card swapped for a green one
 #: with the same symbols looks alike in grey.
 COLOUR_WEIGHT = 4.0
+#: A thumbnail whose pixels vary less than this (Lab units, weighted) has no detail at all.
+FLAT = 2.0
 #: Points followed per card.
 MAX_POINTS = 24
 #: Least points a card keeps before it is given new ones.
@@ -51,7 +53,8 @@ def thumbnail(small: np.ndarray, corners_xy: np.ndarray) -> np.ndarray:
     """The card inside ``corners_xy`` of a BGR image as a (20, 32, 3) float32 Lab patch.
 
     Each channel has zero mean, colour is weighted by ``COLOUR_WEIGHT``, and the whole patch
-    has unit norm, so that ``likeness`` is a normalised correlation.
+    has unit norm, so that ``likeness`` is a normalised correlation. A patch without detail
+    (bare table where a card was taken) is all zeros.
     """
     width, height = THUMB_SIZE
     corners = long_side_first(np.asarray(corners_xy, dtype=np.float32).reshape(4, 2))
@@ -61,11 +64,39 @@ def thumbnail(small: np.ndarray, corners_xy: np.ndarray) -> np.ndarray:
     patch = cv2.GaussianBlur(cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32), (0, 0), 1.0)
     patch -= patch.reshape(-1, 3).mean(axis=0)
     patch *= np.float32([1.0, COLOUR_WEIGHT, COLOUR_WEIGHT])
-    return patch / max(float(np.linalg.norm(patch)), 1e-6)
+    norm = float(np.linalg.norm(patch))
+    if norm < FLAT * np.sqrt(patch.size):
+        return np.zeros_like(patch)
+    return patch / norm
+
+
+def loose_paper(small: np.ndarray, quads: list[np.ndarray]) -> float:
+    """The share of a frame that looks like card paper (bright, colourless) outside ``quads``.
+
+    When it grows, cards were probably dealt where none is followed yet. ``quads`` are in
+    ``small``'s pixels; they are grown a little so that their edges do not count.
+    """
+    tiny = cv2.resize(small, (max(1, small.shape[1] // 4), max(1, small.shape[0] // 4)),
+                      interpolation=cv2.INTER_AREA)  # fmt: skip
+    hsv = cv2.cvtColor(tiny, cv2.COLOR_BGR2HSV)
+    value = hsv[..., 2]
+    paper = (value > max(60.0, 0.7 * float(np.percentile(value, 98)))) & (hsv[..., 1] < 70)
+    for quad in quads:
+        quad = np.asarray(quad, np.float32) / 4
+        centre = quad.mean(axis=0)
+        grown = centre + (quad - centre) * 1.15
+        cv2.fillConvexPoly(paper.view(np.uint8), np.round(grown).astype(np.int32), 0)
+    return float(paper.mean())
 
 
 def likeness(a: np.ndarray, b: np.ndarray) -> float:
-    """Normalised correlation of two thumbnails, -1..1; a card turned half round still matches."""
+    """Normalised correlation of two thumbnails, -1..1; a card turned half round still matches.
+
+    Two patches without detail are alike (1); one without detail is like nothing (0).
+    """
+    flat_a, flat_b = not a.any(), not b.any()
+    if flat_a or flat_b:
+        return 1.0 if flat_a and flat_b else 0.0
     return float(max((a * b).sum(), (a * b[::-1, ::-1]).sum()))
 
 
