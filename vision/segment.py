@@ -363,10 +363,18 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
         strength, excess, view.lab[..., 1], view.lab[..., 2], 12, 0.3 * max(view.size)
     )
     grad_x, grad_y = view.grads()
-    found = []
-    for group in group_blobs(blobs):
+    groups = group_blobs(blobs)
+    # a group inside a card is explained by it, unless the card holds other groups too (then
+    # it is likely two touching cards taken for one)
+    homes = []
+    for group in groups:
         centres = np.array([b.centre for b in group])
-        if any(_inside(centres, c.corners).all() for c in cards):
+        homes.append([k for k, c in enumerate(cards) if _inside(centres, c.corners).all()])
+    crowded = {k for k in range(len(cards)) if sum(k in h for h in homes) >= 2}
+    found = []
+    for group, home in zip(groups, homes):
+        centres = np.array([b.centre for b in group])
+        if home and not crowded.intersection(home):
             continue
         fitted = card_from_group(group, grad_x, grad_y)
         if fitted is None:
@@ -398,7 +406,7 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
     areas = (width * height * 0.002, width * height * 0.35)
     cards = _select(view, _verified(view, _regions(view, [("otsu", view.bright)], areas)))
     typical = float(np.median([c.quad_area for c in cards])) if cards else areas[0] / 0.3
-    rest, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
+    _, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
     if boxes:
         extra = []
         for x, y, w, h in boxes:
@@ -408,9 +416,11 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
             sizes = (max(areas[0], 0.3 * typical) if cards else areas[0], areas[1])
             extra += _regions(view, _cut_masks(view, roi), sizes, roi[:2])
         cards = _select(view, cards + _verified(view, extra))
-        rest, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
-        if boxes:
-            cards = _select(view, cards + _symbol_cards(view, cards))
+        _, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
+    # paper left unexplained, or a card much larger than the others (two cards taken for one)
+    card_areas = [c.quad_area for c in cards]
+    if boxes or (len(cards) >= 3 and max(card_areas) > 1.6 * float(np.median(card_areas))):
+        cards = _select(view, cards + _symbol_cards(view, cards))
     cards = _consistent(cards)
     if not cards:
         return []
