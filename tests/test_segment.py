@@ -69,6 +69,20 @@ def test_drawn_cards_are_found_with_exact_corners_clockwise_from_top_left(drawn)
         assert (turns > 0).all()  # clockwise on screen (y down)
         assert int(np.argmin(corners.sum(axis=1))) == 0
         assert not got.touches_border and not got.occluded
+        sides = np.linalg.norm(np.roll(want, -1, axis=0) - want, axis=1)
+        assert got.long_side == int(sides[0] < sides[1])
+
+
+def test_a_card_seen_at_a_slant_along_its_length_keeps_its_long_side(drawn):
+    image, expected = drawn
+    squashed = cv2.resize(image, (480, 200), interpolation=cv2.INTER_AREA)  # looks wider than long
+    upright = [o for o in find_outlines(squashed) if o.corners_xy[:, 0].mean() < 200]
+    assert len(upright) == 1
+    sides = np.linalg.norm(
+        np.roll(upright[0].corners_xy, -1, axis=0) - upright[0].corners_xy, axis=1
+    )
+    assert sides[0] > sides[1]  # in the image the card is wider than it is long
+    assert upright[0].long_side == 1  # yet its long sides are the upright ones
 
 
 def test_a_card_cut_by_the_image_border_touches_it(drawn):

@@ -42,11 +42,15 @@ class Outline:
 
     ``touches_border``: part of the card may lie outside the image. ``occluded``: another card
     lies over part of it (the corners still describe the whole card, covered part included).
+    ``long_side``: 0 when the sides 0-1 and 2-3 are the card's long sides, 1 when 1-2 and 3-0
+    are; judged from the symbols, so it holds even when a slanted view makes a card look wider
+    than long.
     """
 
     corners_xy: np.ndarray
     touches_border: bool
     occluded: bool = False
+    long_side: int = 0
 
 
 @dataclass
@@ -59,6 +63,7 @@ class _Candidate:
     support: float = 0.0
     paper_chroma: float = 0.0
     paper_light: float = 0.0
+    turned: bool = False  # the card's length runs along the quad's shorter sides
     occluded: bool = False
     source: str = ""
     symbols: np.ndarray | None = None  # centres of the symbols a card was found from
@@ -187,6 +192,7 @@ def _verified(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
     kept = [c for c, check in zip(candidates, checks) if check.ok]
     for c, check in zip(candidates, checks):
         c.paper_chroma, c.paper_light = check.paper_chroma, check.paper_light
+        c.turned = check.turned
     if kept:
         support = edge_support(*view.grads(), np.array([c.corners for c in kept]))
         for c, s in zip(kept, support):
@@ -428,7 +434,10 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
     reach = max(2.0, 2.0 / factor)
     quads = snap_sides(image, quads, reach)
     full = (image.shape[1], image.shape[0])
-    return [
-        Outline(order_corners(q), _touches(q, full, 2.0 / factor), c.occluded)
-        for q, c in zip(quads, cards)
-    ]
+    outlines = []
+    for quad, card in zip(quads, cards):
+        quad = order_corners(quad)
+        sides = side_lengths(quad)
+        long_side = int(sides[0] + sides[2] < sides[1] + sides[3]) ^ int(card.turned)
+        outlines.append(Outline(quad, _touches(quad, full, 2.0 / factor), card.occluded, long_side))
+    return outlines

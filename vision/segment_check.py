@@ -9,12 +9,12 @@ that hold several cards or half of one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from vision.geometry import long_side_first
+from vision.geometry import aspect_ratio, long_side_first
 
 #: Patch size (landscape: the card's length runs along x), and the table kept around it.
 PATCH_W, PATCH_H, PAD = 72, 48, 6
@@ -31,10 +31,12 @@ class Inspection:
     paper_light: float = 0.0
     paper_chroma: float = 0.0
     reason: str = ""
+    turned: bool = False  # the card's length runs along the quad's shorter sides
 
 
 def _strip(image: np.ndarray, quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """All quads warped into landscape patches with a border of surroundings, stacked in y.
+    """All quads warped into patches with a border of surroundings, stacked in y (side 0-1 of
+    each quad along the patch's length).
 
     Returns the strip and, per quad, whether part of it lies outside the image. That part is
     painted with the card's paper colour, so that a card cut by the border looks like a card
@@ -48,7 +50,7 @@ def _strip(image: np.ndarray, quads: list[np.ndarray]) -> tuple[np.ndarray, np.n
     cut = np.zeros(len(quads), bool)
     grid = None
     for k, quad in enumerate(quads):
-        matrix = cv2.getPerspectiveTransform(long_side_first(quad).astype(np.float32), target)
+        matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
         cv2.warpPerspective(
             image,
             matrix,
@@ -118,7 +120,29 @@ def _dividers(valley: np.ndarray) -> np.ndarray:
 
 
 def inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
-    """Check each quad (corners in ``image`` pixels) for a card; one Inspection per quad."""
+    """Check each quad (corners in ``image`` pixels) for a card; one Inspection per quad.
+
+    A card is normally laid out along its longer side in the image; a nearly square quad (a
+    card seen at a slant along its length) is also tried turned by a quarter.
+    """
+    entries = []
+    for k, quad in enumerate(quads):
+        first = long_side_first(np.asarray(quad, np.float32))
+        entries.append((k, first, False))
+        if aspect_ratio(first) < 1.4:
+            entries.append((k, first[[1, 2, 3, 0]], True))
+    results = _inspect(image, [e[1] for e in entries])
+    out: list[Inspection | None] = [None] * len(quads)
+    for (k, _, turned), result in zip(entries, results):
+        if result.ok and (out[k] is None or not out[k].ok):
+            out[k] = replace(result, turned=turned)
+        elif out[k] is None:
+            out[k] = result
+    return out
+
+
+def _inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
+    """Check quads whose side 0-1 is the card's length (see ``inspect``)."""
     if not quads:
         return []
     n = len(quads)
