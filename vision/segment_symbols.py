@@ -272,11 +272,17 @@ def card_from_group(
         a, b = sides[k], sides[k + 2]
         if seen[k] and seen[k + 2] and abs(a[0] - b[0]) > 0.2 * min(a[0], b[0]):
             seen[k if abs(a[0] - expect[k]) > abs(b[0] - expect[k]) else k + 2] = False
-    if not (seen[0] or seen[2]) or not (seen[1] or seen[3]):
-        return None
+    pairs = [seen[0] or seen[2], seen[1] or seen[3]]
+    if not any(pairs) or (not all(pairs) and sum(seen) < 2):
+        return None  # a pair of sides unseen: predicted from the symbols if the other is clear
     lines = []
     for k, normal in enumerate(normals):
-        dist, angle, _ = sides[k] if seen[k] else sides[(k + 2) % 4]  # mirrored when unseen
+        if seen[k]:
+            dist, angle, _ = sides[k]
+        elif seen[(k + 2) % 4]:
+            dist, angle, _ = sides[(k + 2) % 4]  # mirrored from the opposite side
+        else:
+            dist, angle = expect[k % 2], 0.0
         cos, sin = np.cos(angle), np.sin(angle)
         lines.append(
             (np.array([normal[0] * cos - normal[1] * sin, normal[0] * sin + normal[1] * cos]), dist)
