@@ -418,7 +418,7 @@ def _bench_live(args: argparse.Namespace) -> int:
         + (f"; frames fitted into {size[0]}x{size[1]}" if size else "")
     )
     for path in paths:
-        b = bench_video(path, LiveAnalyser(_reader(args)), args.max_frames, size)
+        b = bench_video(path, LiveAnalyser(_reader(args)), args.max_frames, size, args.threads)
         print(
             f"{os.path.basename(path)}: {b.size[0]}x{b.size[1]}, {b.frames} frames "
             f"({b.video_seconds:.1f} s of video), {b.mean_cards:.1f} cards per frame"
@@ -494,6 +494,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         boards = [b for b in boards if any(s.lower() in b.source.lower() for s in args.source)]
     if not boards:
         raise SetvisionError("no labelled boards to measure")
+    if args.calibration:
+        return _eval_calibration(args, boards, data)
     if args.loso:
         from vision.classify import AttributeModels, load_models
         from vision.training import board_samples, crop_samples, fit_models
@@ -574,6 +576,192 @@ def _with_models(args: argparse.Namespace, models):
         models=models,
         auto=not getattr(args, "no_auto_calibration", False),
     )
+
+
+# ---------------------------------------------------------------- calibration profiles
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
+    from calibration.deck import KnownPhoto, check_found, check_given, fit_profile
+    from calibration.known import measure_photo
+    from calibration.profiles import model_fingerprint, profile_path, reader_for, save_profile
+    from vision.image import load
+
+    if profile_path(args.name).exists() and not args.force:
+        raise SetvisionError(f"profile {args.name!r} exists: add --force to replace it")
+    paths = expand_paths(args.photos)
+    if args.cards is None and not args.interactive:
+        raise SetvisionError(
+            "name the cards: --cards CARD,CARD,... once per photo, in the order "
+            "`setvision detect` numbers them, or --interactive to confirm the reading"
+        )
+    if args.cards is not None and len(args.cards) != len(paths):
+        raise SetvisionError(
+            f"{len(paths)} photo(s) but --cards given {len(args.cards)} time(s): "
+            "give one --cards per photo, in the same order"
+        )
+    reader = reader_for(None, args.model, use_default=False)
+    known = []
+    for index, path in enumerate(paths):
+        photo = load(path)
+        measured = measure_photo(reader, photo)
+        check_found(path, len(measured.cards))
+        if args.cards is not None:
+            cards = parse_cards([args.cards[index]])
+        else:
+            cards = _confirm_cards(path, photo, measured.read(reader))
+        check_given(path, len(measured.cards), cards)
+        known.append(KnownPhoto(os.path.abspath(path), measured.features, cards))
+    date = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    profile = fit_profile(args.name, known, date, model_fingerprint(reader.models))
+    written = save_profile(profile, replace=args.force)
+    print(f"profile {profile.name!r} written to {written}")
+    _print_profile(profile)
+    print(
+        f"use it: setvision detect PHOTO --profile {profile.name}; "
+        f"make it the default: setvision profiles default {profile.name}"
+    )
+    return EXIT_OK
+
+
+def _ask(prompt: str) -> str:
+    try:
+        return input(prompt).strip()
+    except EOFError:
+        raise SetvisionError("calibration cancelled: nothing written") from None
+
+
+def _ask_card(number: int, card: Card) -> Card:
+    while True:
+        answer = _ask(f"  card {number} is {card}? Enter keeps it, or type the card: ")
+        if not answer:
+            return card
+        try:
+            return parse_card(answer)
+        except CardParseError as error:
+            print(f"  {error}")
+
+
+def _confirm_cards(path: str, photo, layout) -> list[Card]:
+    """Show the reading, ask about the uncertain cards and any other the user names."""
+    import tempfile
+
+    import cv2
+
+    from calibration.deck import repeated_card
+    from vision.layout import describe_card_doubt
+    from vision.overlay import Annotator
+
+    handle, picture = tempfile.mkstemp(prefix="setvision-calibrate-", suffix=".jpg")
+    os.close(handle)
+    cv2.imwrite(picture, Annotator().annotate(photo.image, layout.scaled(1 / photo.scale)))
+    print(f"{path}: {len(layout.cards)} cards read; their numbers are drawn on {picture}")
+    cards = [reading.card for reading in layout.cards]
+    for number, reading in enumerate(layout.cards, 1):
+        doubt = "" if reading.confident else f"   not sure: {describe_card_doubt(layout, number)}"
+        print(f"  {number:>2}  {reading.card}{doubt}")
+    for number in layout.uncertain:
+        cards[number - 1] = _ask_card(number, cards[number - 1])
+    while True:
+        repeated = repeated_card(cards)
+        if repeated:
+            print(f"  {repeated[0]} is given twice (cards {repeated[1]} and {repeated[2]})")
+        answer = _ask("  number of a card read wrong (Enter when every card is right): ")
+        if not answer and not repeated:
+            return cards
+        if answer.isdigit() and 1 <= int(answer) <= len(cards):
+            cards[int(answer) - 1] = _ask_card(int(answer), cards[int(answer) - 1])
+        elif answer:
+            print(f"  cards are numbered 1 to {len(cards)}")
+
+
+def _print_profile(profile) -> None:
+    from calibration.deck import CALIBRATED, attribute_name
+
+    record = profile.fitted_on
+    print(
+        f"  fitted on {record.cards} cards from {len(record.photos)} photo(s) on {record.date}"
+        f" (model {record.model})"
+    )
+    for photo in record.photos:
+        print(f"    {photo}")
+    for attribute in CALIBRATED:
+        counts = ", ".join(f"{v} {n}" for v, n in record.values.get(attribute, {}).items())
+        state = "refined" if attribute in profile.attributes else "not refined"
+        print(f"  {attribute_name(attribute):<8} {state:<12} {counts}")
+        if attribute in profile.not_refined:
+            print(f"           ({profile.not_refined[attribute]})")
+
+
+def cmd_profiles(args: argparse.Namespace) -> int:
+    from calibration import profiles
+
+    action = args.action or "list"
+    if action == "list":
+        names, default = profiles.list_profiles(), profiles.default_profile()
+        if not names:
+            print(f"no profiles yet (setvision calibrate PHOTO --name NAME); stored in "
+                  f"{profiles.profiles_dir()}")  # fmt: skip
+        for name in names:
+            print(f"{'*' if name == default else ' '} {name}")
+        if names:
+            print(f"(* the default)  stored in {profiles.profiles_dir()}")
+    elif action == "show":
+        profile = profiles.load_profile(args.name)
+        default = " (the default)" if profiles.default_profile() == profile.name else ""
+        print(f"profile {profile.name!r}{default}: {profiles.profile_path(profile.name)}")
+        _print_profile(profile)
+    elif action == "delete":
+        print(f"deleted {args.name!r} ({profiles.delete_profile(args.name)})")
+    elif args.clear:
+        profiles.set_default(None)
+        print("no default profile")
+    elif args.name:
+        profiles.set_default(args.name)
+        print(f"default profile: {args.name}")
+    else:
+        print(f"default profile: {profiles.default_profile() or 'none'}")
+    return EXIT_OK
+
+
+def _eval_calibration(args: argparse.Namespace, boards: list, data) -> int:
+    from datetime import datetime, timezone
+
+    from calibration.measure import (
+        format_results,
+        measure_source,
+        models_without,
+        sources_to_measure,
+    )
+    from vision.classify import load_models
+    from vision.dataset import load_boards
+    from vision.training import board_samples, crop_samples
+
+    sources = sources_to_measure(boards)
+    if not sources:
+        raise SetvisionError("no source has two labelled boards with positions to measure")
+    samples = crop_samples(data, args.jobs)
+    samples += board_samples(load_boards(data_dir=data, include_samples=False), args.jobs)
+    shipped = load_models(getattr(args, "model", None))
+    date = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    progress = Progress(sum(len(b) for b in sources.values()))
+    results = []
+    for source, subset in sources.items():
+        models = models_without(samples, source, shipped)
+        results.append(measure_source(source, subset, models, date, progress.step))
+    print(
+        "card exact on each source's boards but the one its profile is fitted on; "
+        "models fitted without the source"
+    )
+    print(format_results(results))
+    for r in results:
+        if r.fitted_on:
+            print(f"  {r.source}: profile fitted on {r.fitted_on}")
+        if r.note:
+            print(f"  {r.source}: {r.note}")
+    return EXIT_OK
 
 
 # ---------------------------------------------------------------- parser and entry point
@@ -673,6 +861,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave-one-source-out: read each source with models fitted without it",
     )
     evaluation.add_argument("--details", action="store_true", help="list the boards not read right")
+    evaluation.add_argument(
+        "--calibration",
+        action="store_true",
+        help="per source: general model, per-photo and explicit calibration (models without it)",
+    )
     evaluation.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     _add_reading_options(evaluation)
     evaluation.set_defaults(handler=cmd_eval)
@@ -690,6 +883,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_reading_options(bench)
     bench.set_defaults(handler=cmd_bench)
+
+    calibrate = sub.add_parser(
+        "calibrate", help="fit a profile of a deck and its light from photos of known cards"
+    )
+    calibrate.add_argument("photos", nargs="+", metavar="PHOTO", help="photos of 6 or more cards")
+    calibrate.add_argument("--name", required=True, help="profile name (letters, digits, - _)")
+    named = calibrate.add_mutually_exclusive_group()
+    named.add_argument(
+        "--cards",
+        action="append",
+        metavar="CARD,CARD,...",
+        help="the cards of one photo in the order `detect` numbers them; once per photo",
+    )
+    named.add_argument(
+        "--interactive", action="store_true", help="confirm the reading card by card instead"
+    )
+    calibrate.add_argument("--force", action="store_true", help="replace a profile of that name")
+    calibrate.add_argument("--model", metavar="PATH", help="a model other than the shipped one")
+    calibrate.set_defaults(handler=cmd_calibrate)
+
+    profiles = sub.add_parser("profiles", help="list, show, delete calibration profiles; default")
+    actions = profiles.add_subparsers(dest="action", metavar="ACTION")
+    actions.add_parser("list", help="every profile (the default marked *)")
+    for action, text in (("show", "what a profile was fitted on"), ("delete", "remove a profile")):
+        actions.add_parser(action, help=text).add_argument("name", metavar="NAME")
+    default = actions.add_parser("default", help="show, set or --clear the default profile")
+    default.add_argument("name", nargs="?", metavar="NAME")
+    default.add_argument("--clear", action="store_true", help="no default profile")
+    profiles.set_defaults(handler=cmd_profiles)
 
     odds = sub.add_parser("odds", help="how often a random layout holds no set")
     odds.add_argument("--cards", type=int, default=12)

@@ -22,7 +22,7 @@ from vision.errors import CameraError
 from vision.layout import CardReading, Layout
 from vision.live_source import Frame, FrameSource
 from vision.live_window import Controls
-from vision.live_worker import AnalysisWorker
+from vision.live_worker import AnalysisWorker, analysed_frames
 from vision.tracking import Tracker, quad_iou
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -249,7 +249,7 @@ def test_the_worker_skips_to_the_newest_frame_when_analysis_is_slow():
         for index in range(4):
             worker.submit(Frame(index, index / 30, IMAGE))
             if index == 0:  # wait until frame 0 is being analysed
-                while not worker._busy:
+                while not worker.busy:
                     threading.Event().wait(0.001)
         release.set()
         frame, result = worker.drain(timeout=10)
@@ -265,6 +265,18 @@ def test_the_worker_hands_an_analysis_error_to_the_reader():
         worker.submit(Frame(0, 0.0, IMAGE))
         with pytest.raises(CameraError, match="boom"):
             worker.drain(timeout=10)
+
+
+def test_a_camera_is_analysed_beside_the_reader_up_to_max_frames():
+    source = FrameSource(_FakeCapture([IMAGE] * 8), "camera 0", live=True)
+
+    def analyse(frame: Frame):
+        return Tracker().snapshot(frame.index, frame.t, (20, 20))
+
+    results = list(analysed_frames(source, analyse, max_frames=5, realtime=True))
+    indices = [frame.index for frame, _ in results]
+    assert indices == sorted(set(indices)) and indices[-1] == 4  # newest last, none twice
+    assert all(frame.index == result.frame for frame, result in results)
 
 
 # ---------------------------------------------------------------- window controls

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from solver import Card
 from vision.contract import layout_record
 from vision.geometry import contains_point, side_lengths
 from vision.image import as_bgr
@@ -117,9 +118,10 @@ class LiveAnalyser:
         timings: dict[str, float] = {}
 
         self._follow(work)
-        loose = self._loose_paper(work)
-        if self._loose_before is not None and loose > self._loose_before + self.settings.new_paper:
-            self._detect_soon = True  # paper where no card is followed: cards were dealt?
+        if self._loose_before is not None and self._since_detection >= 3:
+            rise = self._loose_paper(work) - self._loose_before
+            if rise > max(self.settings.new_paper, 0.25 * self._loose_before):
+                self._detect_soon = True  # paper where no card is followed: cards dealt?
         timings["track"] = _ms(start)
         every = self.settings.quiet_detect_every if self._quiet else self.settings.detect_every
         due = self._since_detection + 1 >= every or self._detect_soon
@@ -333,7 +335,7 @@ def live_record(result: LiveLayout, source: str, reveal: str = "all") -> dict:
     return record
 
 
-def _identity(reading: CardReading):
+def _identity(reading: CardReading) -> Card:
     """The most probable identity of one reading on its own."""
     return settle({a: p[None, :] for a, p in reading.probabilities.items()})[0]
 

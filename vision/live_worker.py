@@ -39,6 +39,12 @@ class AnalysisWorker:
     def __exit__(self, *exc) -> None:
         self.stop()
 
+    @property
+    def busy(self) -> bool:
+        """Whether a frame is being analysed right now."""
+        with self._condition:
+            return self._busy
+
     def submit(self, frame: Frame) -> None:
         """Hand over a frame; one still waiting is replaced (skipped)."""
         with self._condition:

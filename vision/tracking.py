@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from solver import ATTRIBUTES, Card
-from vision.layout import CardReading, Ignored, Layout, describe_card_doubt, verdict_message
+from vision.layout import CardReading, Ignored, Layout, verdict_message
 from vision.order import reading_order
 from vision.settle import settle
 
@@ -140,10 +140,6 @@ class LiveLayout:
         """What a player would notice changing: verdict, cards read, sets, cards in doubt."""
         cards = tuple(str(card.card) for card in self.layout.cards)
         return (self.verdict, cards, tuple(self.layout.sets), tuple(self.layout.uncertain))
-
-    def doubts(self) -> list[str]:
-        """Each uncertain card's shakiest attribute, e.g. ``card 7 (purple 55% / red 45%)``."""
-        return [describe_card_doubt(self.layout, i) for i in self.layout.uncertain]
 
 
 class Tracker:
