@@ -707,7 +707,8 @@ def cmd_profiles(args: argparse.Namespace) -> int:
         for name in names:
             print(f"{'*' if name == default else ' '} {name}")
         if names:
-            print(f"(* the default)  stored in {profiles.profiles_dir()}")
+            marked = "(* the default) " if default in names else ""
+            print(f"{marked}stored in {profiles.profiles_dir()}")
     elif action == "show":
         profile = profiles.load_profile(args.name)
         default = " (the default)" if profiles.default_profile() == profile.name else ""

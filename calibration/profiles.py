@@ -1,10 +1,185 @@
-"""Calibration profiles on disk, and the reader that a command uses."""
+"""Calibration profiles on disk, and the reader that a command uses.
+
+Profiles are JSON files under the user's config directory,
+``$XDG_CONFIG_HOME/setvision/profiles/NAME.json`` (else ``~/.config/...``); the default
+profile is named in ``$XDG_CONFIG_HOME/setvision/config.json``.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
 from calibration.auto import calibrate_layout
+from calibration.deck import DeckProfile
+from solver.errors import SetvisionError
 from vision.classify import AttributeModels, load_models
-from vision.pipeline import CardReader
+from vision.features import CardFeatures
+from vision.pipeline import Adjuster, CardReader
+
+logger = logging.getLogger(__name__)
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class ProfileError(SetvisionError):
+    """A profile name is invalid, unknown, or its file cannot be read or written."""
+
+
+def config_dir() -> Path:
+    """``$XDG_CONFIG_HOME/setvision``, else ``~/.config/setvision``."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "setvision"
+
+
+def profiles_dir() -> Path:
+    return config_dir() / "profiles"
+
+
+def check_name(name: str) -> str:
+    if not NAME_PATTERN.fullmatch(name):
+        raise ProfileError(
+            f"profile name {name!r} must be 1 to 64 letters, digits, '-' or '_' (e.g. kitchen-lamp)"
+        )
+    return name
+
+
+def profile_path(name: str) -> Path:
+    return profiles_dir() / f"{check_name(name)}.json"
+
+
+def list_profiles() -> list[str]:
+    """Names of the stored profiles, sorted."""
+    folder = profiles_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.json") if NAME_PATTERN.fullmatch(p.stem))
+
+
+def _unknown(name: str) -> ProfileError:
+    names = list_profiles()
+    known = (
+        f"profiles: {', '.join(names)}" if names else "no profiles yet: run `setvision calibrate`"
+    )
+    return ProfileError(f"no profile named {name!r} ({known})")
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a whole file or nothing: a half-written profile would be worse than none."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.partial")
+        partial.write_text(text)
+        os.replace(partial, path)
+    except OSError as error:
+        raise ProfileError(f"{path}: cannot write ({error.strerror})") from None
+
+
+def save_profile(profile: DeckProfile, replace: bool = False) -> Path:
+    path = profile_path(profile.name)
+    if path.exists() and not replace:
+        raise ProfileError(f"profile {profile.name!r} exists: add --force to replace it")
+    _write(path, json.dumps(profile.to_dict(), indent=1))
+    return path
+
+
+def load_profile(name: str) -> DeckProfile:
+    path = profile_path(name)
+    if not path.is_file():
+        raise _unknown(name)
+    try:
+        return DeckProfile.from_dict(json.loads(path.read_text()))
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ProfileError(
+            f"{path}: not a usable profile ({error}); run `setvision calibrate --force` again"
+        ) from None
+
+
+def delete_profile(name: str) -> Path:
+    """Remove a profile; if it was the default, there is no default any more."""
+    path = profile_path(name)
+    if not path.is_file():
+        raise _unknown(name)
+    path.unlink()
+    if default_profile() == name:
+        set_default(None)
+    return path
+
+
+def _config_path() -> Path:
+    return config_dir() / "config.json"
+
+
+def _config() -> dict:
+    path = _config_path()
+    if not path.is_file():
+        return {}
+    try:
+        config = json.loads(path.read_text())
+    except (OSError, ValueError):
+        raise ProfileError(f"{path}: not valid JSON; fix or delete it") from None
+    if not isinstance(config, dict):
+        raise ProfileError(f"{path}: not a JSON object; fix or delete it")
+    return config
+
+
+def default_profile() -> str | None:
+    """The name of the default profile, or None."""
+    name = _config().get("default_profile")
+    return str(name) if name else None
+
+
+def set_default(name: str | None) -> None:
+    """Make ``name`` the default profile (it must exist), or clear the default with None."""
+    if name is not None and not profile_path(name).is_file():
+        raise _unknown(name)
+    config = _config()
+    if name is None:
+        config.pop("default_profile", None)
+    else:
+        config["default_profile"] = name
+    _write(_config_path(), json.dumps(config, indent=1))
+
+
+def model_fingerprint(models: AttributeModels) -> str:
+    """A short hash of the model's stored form: which general model a profile was made with."""
+    return hashlib.sha1(models.to_json().encode()).hexdigest()[:12]
+
+
+def chain(*adjusters: Adjuster | None) -> Adjuster | None:
+    """One adjuster that applies the given ones in order (None ones skipped)."""
+    steps = [a for a in adjusters if a is not None]
+    if not steps:
+        return None
+    if len(steps) == 1:
+        return steps[0]
+
+    def chained(
+        features: list[CardFeatures], probabilities: dict[str, np.ndarray]
+    ) -> dict[str, np.ndarray]:
+        for step in steps:
+            probabilities = step(features, probabilities)
+        return probabilities
+
+    return chained
+
+
+def resolve_profile(profile: str | None, use_default: bool = True) -> DeckProfile | None:
+    """The named profile, else the default one (if any and ``use_default``), else None."""
+    name = profile if profile is not None else (default_profile() if use_default else None)
+    if name is None:
+        return None
+    if profile is None and not profile_path(name).is_file():
+        raise ProfileError(
+            f"the default profile {name!r} is missing: run `setvision profiles default --clear`"
+        )
+    return load_profile(name)
 
 
 def reader_for(
@@ -12,7 +187,12 @@ def reader_for(
     model: str | None = None,
     auto: bool = True,
     models: AttributeModels | None = None,
+    use_default: bool = True,
 ) -> CardReader:
-    """A CardReader: the shipped (or given) model, the named profile, per-photo calibration."""
+    """A CardReader: the shipped (or given) model, the profile, then per-photo calibration.
+
+    ``profile`` None means the default profile (unless ``use_default`` is False).
+    """
+    deck = resolve_profile(profile, use_default)
     models = models if models is not None else load_models(model)
-    return CardReader(models, calibrate_layout if auto else None)
+    return CardReader(models, chain(deck, calibrate_layout if auto else None))

@@ -25,6 +25,15 @@ def boards() -> dict[str, Board]:
     return {b.file: b for b in load_boards()}
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _no_user_profiles(tmp_path_factory):
+    """Tests never read the user's calibration profiles or default profile."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    yield
+    patch.undo()
+
+
 _PHOTOS: dict[str, Photo] = {}
 
 
