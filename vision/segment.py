@@ -75,27 +75,32 @@ class _View:
 
     image: np.ndarray
     light: np.ndarray = field(init=False)
-    chroma: np.ndarray = field(init=False)
     score: np.ndarray = field(init=False)
     bright: np.ndarray = field(init=False)
     low: np.ndarray = field(init=False)
     lab: np.ndarray = field(init=False)
+    _chroma8: np.ndarray = field(init=False)
     _grads: tuple[np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         self.lab = cv2.cvtColor(self.image, cv2.COLOR_BGR2LAB)
-        self.light = self.lab[..., 0]
-        a = self.lab[..., 1].astype(np.float32) - 128
-        b = self.lab[..., 2].astype(np.float32) - 128
-        self.chroma = cv2.magnitude(a, b)
-        score = self.light.astype(np.float32) - 1.5 * self.chroma
-        self.score = cv2.GaussianBlur(score, (3, 3), 0)
-        s8 = cv2.convertScaleAbs(self.score, alpha=1, beta=60)  # clipped to 0-255
-        level, self.bright = cv2.threshold(s8, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-        hist = np.bincount(s8.ravel(), minlength=256)[: int(level) + 1].cumsum()
+        self.light, a, b = cv2.split(self.lab)
+        a, b = cv2.absdiff(a, 128), cv2.absdiff(b, 128)
+        # chroma ~ hypot(a, b) (within 4 %), in 8-bit arithmetic for speed
+        self._chroma8 = cv2.addWeighted(cv2.max(a, b), 1.0, cv2.min(a, b), 0.4, 0)
+        # the paper score: lightness minus chroma, scaled into 0-255
+        self.score = cv2.GaussianBlur(
+            cv2.addWeighted(self.light, 0.8, self._chroma8, -1.2, 50), (3, 3), 0
+        )
+        level, self.bright = cv2.threshold(self.score, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        hist = np.bincount(self.score.ravel(), minlength=256)[: int(level) + 1].cumsum()
         # the table: the median of what is darker than paper
-        table = float(np.searchsorted(hist, hist[-1] / 2)) if hist[-1] else level - 40
-        self.low = (s8 > (table + level) / 2).astype(np.uint8)
+        table = float(np.searchsorted(hist, hist[-1] / 2)) if hist[-1] else level - 30
+        self.low = (self.score > (table + level) / 2).astype(np.uint8)
+
+    @property
+    def chroma(self) -> np.ndarray:
+        return self._chroma8.astype(np.float32)
 
     @property
     def size(self) -> tuple[int, int]:
@@ -132,7 +137,7 @@ def _card_shaped(
     hull_area = cv2.contourArea(cv2.convexHull(contour))
     if hull_area <= 0 or area / hull_area < 0.88:
         return None
-    fitted = fit_quad(contour, view.size)
+    fitted = fit_quad(contour, view.size, precise=False)
     if fitted is None:
         return None
     quad, cut = fitted
@@ -206,7 +211,7 @@ def _overlap(a: _Candidate, b: _Candidate) -> float:
 
 def _inside(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """Which points lie inside a clockwise (on screen) convex quad."""
-    edges = np.roll(quad, -1, axis=0) - quad
+    edges = quad[[1, 2, 3, 0]] - quad
     rel = points[:, None, :] - quad[None, :, :]
     cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
     return (cross > 0).all(axis=1)
@@ -431,7 +436,7 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
     if not cards:
         return []
     quads = np.array([c.corners for c in cards]) / factor
-    reach = max(2.0, 2.0 / factor)
+    reach = 3.0 / factor
     quads = snap_sides(image, quads, reach)
     full = (image.shape[1], image.shape[0])
     outlines = []

@@ -110,7 +110,10 @@ def _dividers(valley: np.ndarray) -> np.ndarray:
         cover = line if axis == 1 else line.transpose(0, 2, 1)
         n, h, w = cover.shape
         cover = cover.astype(np.float32)
-        cover = np.maximum(np.maximum(cover, np.roll(cover, 1, axis=2)), np.roll(cover, -1, axis=2))
+        spread = cover.copy()
+        spread[:, :, 1:] = np.maximum(spread[:, :, 1:], cover[:, :, :-1])
+        spread[:, :, :-1] = np.maximum(spread[:, :, :-1], cover[:, :, 1:])
+        cover = spread
         edge = max(3, int(0.14 * h))
         ends = np.minimum(cover[:, 2:edge].mean(axis=1), cover[:, h - edge : h - 2].mean(axis=1))
         whole = cover[:, 2 : h - 2].mean(axis=1)
@@ -254,7 +257,7 @@ def edge_support(
         return np.zeros(0)
     h, w = grad_x.shape
     a = quads
-    b = np.roll(quads, -1, axis=1)
+    b = quads[:, [1, 2, 3, 0]]
     d = b - a
     length = np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-6)
     normal = np.stack([-d[..., 1], d[..., 0]], axis=2) / length  # (N, 4, 2)

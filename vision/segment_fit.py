@@ -50,18 +50,6 @@ def on_border(points: np.ndarray, size: tuple[int, int], tol: float = 1.5) -> np
     return (x <= tol) | (y <= tol) | (x >= width - 1 - tol) | (y >= height - 1 - tol)
 
 
-def _support(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Outline points near the segment a-b, away from its ends (the rounded card corners)."""
-    d = b - a
-    length = float(np.hypot(*d))
-    d = d / max(length, 1e-9)
-    rel = points - a
-    t = rel @ d
-    s = rel[:, 0] * -d[1] + rel[:, 1] * d[0]
-    keep = (t > 0.1 * length) & (t < 0.9 * length) & (np.abs(s) < max(1.5, 0.04 * length))
-    return points[keep]
-
-
 def sides_of(
     contour: np.ndarray, size: tuple[int, int]
 ) -> list[tuple[Line, np.ndarray, np.ndarray]]:
@@ -77,7 +65,7 @@ def sides_of(
     n = len(poly)
     if n < 3:
         return []
-    ends = np.roll(poly, -1, axis=0)
+    ends = np.concatenate([poly[1:], poly[:1]])
     along_border = (
         on_border(poly, size) & on_border(ends, size) & on_border((poly + ends) / 2, size)
     )
@@ -122,18 +110,31 @@ def sides_of(
             and _angle(d_prev, d_cur) < 12
         ):
             groups[0] = groups.pop() + groups[0]
+    groups = [g for g in groups if g]
+    if not groups:
+        return []
+    starts = np.array([poly[g[0]] for g in groups])
+    stops = np.array([ends[g[-1]] for g in groups])
+    d = stops - starts
+    length = np.maximum(np.sqrt((d * d).sum(axis=1)), 1e-9)
+    d /= length[:, None]
+    rel = points[None, :, :] - starts[:, None, :]
+    t = (rel * d[:, None, :]).sum(axis=2)
+    s = rel[..., 1] * d[:, None, 0] - rel[..., 0] * d[:, None, 1]
+    # outline points along each side, away from its ends (the rounded card corners)
+    near = (
+        (t > 0.1 * length[:, None])
+        & (t < 0.9 * length[:, None])
+        & (np.abs(s) < np.maximum(1.5, 0.04 * length)[:, None])
+    )
     sides = []
-    for group in groups:
-        if not group:
-            continue
-        a, b = poly[group[0]], ends[group[-1]]
-        support = _support(points, a, b)
+    for k in range(len(groups)):
+        support = points[near[k]]
         if len(support) >= 4:
             line = fit_line(support)
         else:
-            d = (b - a) / max(float(np.hypot(*(b - a))), 1e-9)
-            line = (d.astype(np.float64), ((a + b) / 2).astype(np.float64))
-        sides.append((line, a, b))
+            line = (d[k].astype(np.float64), ((starts[k] + stops[k]) / 2).astype(np.float64))
+        sides.append((line, starts[k], stops[k]))
     return sides
 
 
@@ -162,8 +163,19 @@ def quad_from_sides(sides: list[tuple[Line, np.ndarray, np.ndarray]]) -> np.ndar
     return np.array([p_ab + dir_a * extent, p_ab, p_bc, p_bc + dir_c * extent], np.float32)
 
 
-def fit_quad(contour: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, bool] | None:
-    """A card quadrilateral (clockwise) for a region outline, and whether the border cuts it."""
+def fit_quad(
+    contour: np.ndarray, size: tuple[int, int], precise: bool = True
+) -> tuple[np.ndarray, bool] | None:
+    """A card quadrilateral (clockwise) for a region outline, and whether the border cuts it.
+
+    ``precise=False`` accepts a clean four-corner approximation of the hull as it is, without
+    fitting lines to the sides (when the sides are snapped to the image edges later anyway).
+    """
+    if not precise and not on_border(contour.reshape(-1, 2), size, 1.0).any():
+        hull = cv2.convexHull(contour)
+        approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
+        if len(approx) == 4:
+            return order_corners(approx.reshape(4, 2).astype(np.float32)), False
     sides = sides_of(contour, size)
     quad = quad_from_sides(sides)
     if quad is None:
@@ -184,7 +196,7 @@ def snap_sides(image: np.ndarray, quads: np.ndarray, reach: float, samples: int 
     if n == 0:
         return quads
     quads = quads.astype(np.float64)
-    d = np.roll(quads, -1, axis=1) - quads
+    d = quads[:, [1, 2, 3, 0]] - quads
     unit = d / np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-6)
     normal = np.stack([-unit[..., 1], unit[..., 0]], axis=2)
     step = 0.5
@@ -239,7 +251,7 @@ def snap_sides(image: np.ndarray, quads: np.ndarray, reach: float, samples: int 
     direction = np.where(good[..., None], direction, unit)
     point = np.where(good[..., None], centre, quads)
     # corners: intersections of consecutive sides (side i-1 and side i meet at corner i)
-    d1, p1 = np.roll(direction, 1, axis=1), np.roll(point, 1, axis=1)
+    d1, p1 = direction[:, [3, 0, 1, 2]], point[:, [3, 0, 1, 2]]
     d2, p2 = direction, point
     det = -d1[..., 0] * d2[..., 1] + d1[..., 1] * d2[..., 0]
     rhs = p2 - p1
