@@ -288,25 +288,42 @@ def _select(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
     ]
     final: list[_Candidate] = []
     for c in sorted(pieces, key=lambda c: (-c.from_region, -c.support)):
-        fits = True
+        covered = []
         for o in final:
-            inter = _overlap(c, o)
-            if inter <= 0.05 * min(c.quad_area, o.quad_area):
+            share = _overlap(c, o) / min(c.quad_area, o.quad_area)
+            if share <= 0.05:
                 continue
-            if inter > 0.7 * min(c.quad_area, o.quad_area):
-                fits = False
+            top = _on_top(view, c, o, share) if share <= 0.7 else None
+            if top is None:
                 break
-            c_over, o_over = _over(view, c, o), _over(view, o, c)
-            if max(c_over, o_over) < 0.5 or abs(c_over - o_over) < 0.2:
-                fits = False
-                break
-            if c_over > o_over:
-                o.occluded = True
-            else:
-                c.occluded = True
-        if fits:
+            covered += [o] if top > 0 else [c] if top < 0 else [c, o]
+        else:
             final.append(c)
+            for card in covered:
+                card.occluded = True
     return final
+
+
+def _on_top(view: _View, a: _Candidate, b: _Candidate, share: float) -> int | None:
+    """1 when ``a`` lies over ``b``, -1 when under it, 0 when either may be (both are then
+    marked occluded), None when the two cannot both be cards.
+
+    A card's symbols seen where the two overlap put it on top; else its sides showing as edges
+    across the other card do. Two cards found from their own symbols may overlap a little
+    without telling which lies on top.
+    """
+    a_shows = a.symbols is not None and bool(_inside(a.symbols, b.corners).any())
+    b_shows = b.symbols is not None and bool(_inside(b.symbols, a.corners).any())
+    if a_shows and b_shows:
+        return None
+    if a_shows != b_shows:
+        return 1 if a_shows else -1
+    a_over, b_over = _over(view, a, b), _over(view, b, a)
+    if max(a_over, b_over) >= 0.5 and abs(a_over - b_over) >= 0.2:
+        return 1 if a_over > b_over else -1
+    if share <= 0.5 and (a.symbols is not None or b.symbols is not None):
+        return 0
+    return None
 
 
 def _consistent(cards: list[_Candidate]) -> list[_Candidate]:
