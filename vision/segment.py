@@ -249,6 +249,11 @@ def _select(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
     Quads may overlap only where one card visibly lies on another (its sides show as edges
     across the other); the covered card is then marked occluded.
     """
+    refs = [c.quad_area for c in candidates if c.from_region and not c.cut and c.support >= 0.8]
+    if len(refs) < 3:
+        refs = [c.quad_area for c in candidates if not c.cut] if len(candidates) >= 4 else []
+    if refs:  # far larger than the typical card: not one card
+        candidates = [c for c in candidates if c.quad_area <= 3 * float(np.median(refs))]
     kept: list[_Candidate] = []
     for c in sorted(candidates, key=lambda c: -c.quad_area):  # outermost first
         for k, o in enumerate(kept):

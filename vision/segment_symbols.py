@@ -26,7 +26,7 @@ INK = 18.0
 #: Symbols are coloured: their chroma exceeds the paper's around them by at least this much.
 MIN_COLOUR = 0.0
 #: A side counts as seen when this share of points along it steps in lightness.
-SEEN = 0.6
+SEEN = 0.5
 
 
 @dataclass(frozen=True)
