@@ -37,6 +37,7 @@ class SourceResult:
     fitted_on: str | None = None
     boards: int = 0
     cards: int = 0
+    found: int = 0  # cards found at all: the ceiling of card exact
     exact: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COLUMNS, 0))
     note: str = ""
 
@@ -110,7 +111,9 @@ def measure_source(
         result.boards += 1
         result.cards += len(board.cards)
         for column, reader in readers.items():
-            result.exact[column] += score_board(board, measured[board.file].read(reader)).exact
+            scored = score_board(board, measured[board.file].read(reader))
+            result.exact[column] += scored.exact
+        result.found += scored.found
     return result
 
 
@@ -121,14 +124,17 @@ def format_results(results: list[SourceResult]) -> str:
         if r.fitted_on is not None:
             total.boards += r.boards
             total.cards += r.cards
+            total.found += r.found
             for column in COLUMNS:
                 total.exact[column] += r.exact[column]
     total.fitted_on = "" if total.cards else None
     width = max(36, *(len(r.source) for r in results))
-    lines = [
-        f"{'source':<{width}} {'boards':>6} {'cards':>5} " + " ".join(f"{c:>12}" for c in COLUMNS)
-    ]
+    heads = f"{'source':<{width}} {'boards':>6} {'cards':>5} {'found':>6} "
+    lines = [heads + " ".join(f"{c:>12}" for c in COLUMNS)]
     for r in [*results, total]:
+        found = f"{r.found / r.cards:.3f}" if r.cards else "-"
         cells = [f"{'-' if r.rate(c) is None else f'{r.rate(c):.3f}':>12}" for c in COLUMNS]
-        lines.append(f"{r.source:<{width}} {r.boards:>6} {r.cards:>5} " + " ".join(cells))
+        lines.append(
+            f"{r.source:<{width}} {r.boards:>6} {r.cards:>5} {found:>6} " + " ".join(cells)
+        )
     return "\n".join(lines)

@@ -18,7 +18,13 @@ from calibration.deck import (
     fit_profile,
 )
 from calibration.known import measure_photo
-from calibration.measure import known_photo
+from calibration.measure import (
+    COLUMNS,
+    SourceResult,
+    format_results,
+    known_photo,
+    sources_to_measure,
+)
 from calibration.profiles import ProfileError, chain, reader_for
 from cli import main
 from solver import parse_card
@@ -271,3 +277,24 @@ def test_a_damaged_profile_file_is_one_line(config_home):
     (folder / "broken.json").write_text('{"format": 1, "name": "broken"}')
     with pytest.raises(ProfileError, match="broken.json: not a usable profile"):
         reader_for("broken")
+
+
+# ---------------------------------------------------------------- the measurement
+
+
+def test_measured_sources_have_two_boards_with_positions_in_name_order(boards):
+    sources = sources_to_measure(list(boards.values()))
+    assert "olicht/set-solver" not in sources  # one board only
+    assert all(len(b) >= 2 and all(x.has_positions for x in b) for b in sources.values())
+    files = [b.file for b in sources["nakkstar123/set-solver"]]
+    assert files == sorted(files) and files[0] == FIT_BOARD
+
+
+def test_the_table_leaves_sources_without_a_profile_out_of_the_total():
+    fitted = SourceResult("a/deck", "a.jpg", 2, 24, 23, dict(zip(COLUMNS, (20, 21, 22, 22))))
+    unfitted = SourceResult("b/deck", None, 3, 30, 30, dict(zip(COLUMNS, (30, 29, 0, 0))))
+    lines = format_results([fitted, unfitted]).splitlines()
+    assert lines[0].split() == ["source", "boards", "cards", "found", *COLUMNS]
+    assert lines[1].split()[1:] == ["2", "24", "0.958", "0.833", "0.875", "0.917", "0.917"]
+    assert lines[2].split()[-2:] == ["-", "-"]
+    assert lines[3].split()[-7:] == lines[1].split()[1:]
