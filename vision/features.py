@@ -102,25 +102,103 @@ def paper_model(card: np.ndarray) -> np.ndarray:
     return np.maximum(full, 8.0)
 
 
+def _hysteresis(strength: np.ndarray, high: float, low: float) -> np.ndarray:
+    """Pixels above ``low`` that are connected to a pixel above ``high`` (uint8 0/1).
+
+    Motion blur and glare leave parts of an outline faint; they still belong to the symbol
+    when they join a strong part.
+    """
+    weak = (strength > low).astype(np.uint8)
+    count, labels = cv2.connectedComponents(weak, connectivity=8)
+    if count <= 1:
+        return weak
+    strong_labels = np.unique(labels[strength > high])
+    keep = np.zeros(count, np.uint8)
+    keep[strong_labels] = 1
+    keep[0] = 0
+    return keep[labels]
+
+
+def _fragments_by_column(contours: list[np.ndarray], widest: float) -> list[list[np.ndarray]]:
+    """Group neighbouring contours that together are no wider than one symbol can be.
+
+    Symbols stand side by side with gaps between them, so pieces that fit within one
+    symbol's width (an outline broken by blur or glare) belong to the same symbol.
+    """
+    groups: list[tuple[int, int, list[np.ndarray]]] = []
+    for contour in sorted(contours, key=lambda c: cv2.boundingRect(c)[0]):
+        x, _, w, _ = cv2.boundingRect(contour)
+        if groups:
+            left, right, members = groups[-1]
+            if max(right, x + w) - left <= widest:
+                groups[-1] = (left, max(right, x + w), [*members, contour])
+                continue
+        groups.append((x, x + w, [contour]))
+    return [members for _, _, members in groups]
+
+
+def _along_edge(contour: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Lies along the card's edge: table or a neighbouring card seen past an inexact outline."""
+    rows, columns = shape
+    points = contour.reshape(-1, 2)
+    x, y, w, h = cv2.boundingRect(contour)
+    on_side = (points[:, 0] <= 0) | (points[:, 0] >= columns - 1)
+    on_top = (points[:, 1] <= 0) | (points[:, 1] >= rows - 1)
+    side_run = np.ptp(points[on_side, 1]) if on_side.sum() > 1 else 0
+    top_run = np.ptp(points[on_top, 0]) if on_top.sum() > 1 else 0
+    return side_run > 0.4 * max(h, 1) or top_run > 0.4 * max(w, 1)
+
+
 def _symbol_contours(ink: np.ndarray, card_shape: tuple[int, int]) -> list[np.ndarray]:
-    """Outer contours of symbol-sized ink regions, left to right (sizes relative to the card)."""
+    """Outer contours of symbol-sized ink regions, left to right (sizes relative to the card).
+
+    Pieces of one outline are joined; an outline left open by blur is closed with a wider
+    kernel, and failing that replaced by its convex hull, so its inside counts as the symbol's.
+    """
     height, width = card_shape
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    pieces, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    pieces = [
+        p
+        for p in pieces
+        if cv2.boundingRect(p)[3] >= 0.1 * height and not _along_edge(p, ink.shape)
+    ]
     found = []
-    for contour in contours:
+    for members in _fragments_by_column(pieces, 0.45 * height):
+        contour = members[0] if len(members) == 1 else np.concatenate(members)
         x, y, w, h = cv2.boundingRect(contour)
-        area = cv2.contourArea(contour)
-        if area < 0.008 * height * width or h < 0.3 * height or h > 0.95 * height:
+        if h < 0.3 * height or h > 0.95 * height or w > 0.9 * width:
             continue
-        if w > 0.9 * width:
+        hull_area = cv2.contourArea(cv2.convexHull(contour))
+        if hull_area < 0.008 * height * width:
             continue
+        if len(members) > 1 or cv2.contourArea(contour) < 0.6 * hull_area:
+            contour = _closed_outline(ink, contour, hull_area)
         found.append(contour)
     if not found:
         return []
     areas = np.array([cv2.contourArea(c) for c in found])
     found = [c for c, a in zip(found, areas) if a >= 0.35 * areas.max()]
     return sorted(found, key=lambda c: cv2.boundingRect(c)[0])
+
+
+def _closed_outline(ink: np.ndarray, contour: np.ndarray, hull_area: float) -> np.ndarray:
+    """The filled outline of one blurred symbol: wider closings, else its convex hull."""
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = 8
+    patch = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    patch |= cv2.copyMakeBorder(
+        ink[y : y + h, x : x + w], pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0
+    )
+    for size in (5, 9):
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+        filled = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, kernel)
+        outer, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if outer:
+            best = max(outer, key=cv2.contourArea)
+            if cv2.contourArea(best) >= 0.75 * hull_area:
+                return best + np.array([x - pad, y - pad])
+    return cv2.convexHull(contour)
 
 
 def _alike(candidates: list[np.ndarray], reference: list[np.ndarray]) -> bool:
@@ -227,13 +305,15 @@ def extract(card: np.ndarray) -> CardFeatures:
     middle = _quantile(strength, 0.5)
     noise = _quantile(np.abs(strength - middle), 0.5)
     threshold = float(np.clip(0.45 * peak, max(0.06, 5 * noise + 0.02), 0.35))
+    floor = max(0.05, 3 * noise + 0.02)
     ink = (strength > threshold).astype(np.uint8)
     contours = _symbol_contours(ink, (height, width))
-    faint = _symbol_contours(
-        (strength > max(0.05, 0.55 * threshold)).astype(np.uint8), (height, width)
-    )
-    if contours and len(contours) < len(faint) <= 3 and _alike(faint, contours):
-        contours = faint  # a symbol washed out by glare or a shadow still counts
+    # Blur and glare leave outlines broken or faint: read again more leniently, and keep the
+    # lenient reading only when it finds more symbols that still look alike.
+    for high, low in ((threshold, max(floor, 0.45 * threshold)), (0.55 * threshold, floor)):
+        lenient = _symbol_contours(_hysteresis(strength, high, low), (height, width))
+        if len(contours) < len(lenient) <= 3 and _alike(lenient, lenient):
+            contours = lenient
     symbols = np.zeros((h, w), np.uint8)
     cv2.drawContours(symbols, contours, -1, 1, thickness=-1)
     values: dict[str, float] = {}

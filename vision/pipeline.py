@@ -44,6 +44,14 @@ def symbols_complete(features: CardFeatures, card_size: tuple[int, int]) -> bool
     return off_x < 0.1 and off_y < 0.12
 
 
+def _upright(features: CardFeatures) -> bool:
+    """Symbols were found and stand upright, as they do on a card laid landscape."""
+    if not features.symbols:
+        return False
+    boxes = [cv2.boundingRect(c) for c in features.symbols]
+    return sum(h > w for _, _, w, h in boxes) * 2 > len(boxes)
+
+
 class CardReader:
     """Reads SET cards from images with a fixed model (and optional calibration)."""
 
@@ -70,6 +78,12 @@ class CardReader:
         """Measure one outline of a BGR image, or say why it cannot be read as a card."""
         card = rectify(image, outline.corners_xy)
         features = extract(card)
+        if not _upright(features):
+            # A foreshortened card can look wider along its short side: try it turned.
+            turned = rectify(image, np.roll(outline.corners_xy, 1, axis=0), long_side=False)
+            turned_features = extract(turned)
+            if _upright(turned_features):
+                card, features = turned, turned_features
         size = (card.shape[1], card.shape[0])
         if not features.symbols:
             return Ignored(outline.corners_xy, "no symbols found")

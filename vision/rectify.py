@@ -12,17 +12,23 @@ CARD_SIZE = (180, 116)
 
 
 def rectify(
-    image: np.ndarray, corners_xy: np.ndarray, size: tuple[int, int] = CARD_SIZE
+    image: np.ndarray,
+    corners_xy: np.ndarray,
+    size: tuple[int, int] = CARD_SIZE,
+    long_side: bool = True,
 ) -> np.ndarray:
     """The card inside ``corners_xy`` of ``image`` as a (height, width, 3) landscape image.
 
     The long side of the card is laid horizontally; a card and its 180-degree turn give
     images that read the same, which is all the attributes need. A card much larger than
     the canonical size is first shrunk by area averaging, so fine stripes blend into a tint
-    instead of aliasing into false patterns.
+    instead of aliasing into false patterns. With ``long_side=False`` the side from the first
+    to the second corner is laid horizontally as given, even when it is the shorter one.
     """
     width, height = size
-    corners = long_side_first(np.asarray(corners_xy, dtype=np.float32).reshape(4, 2))
+    corners = np.asarray(corners_xy, dtype=np.float32).reshape(4, 2)
+    if long_side:
+        corners = long_side_first(corners)
     shrink = min(1.0, 1.5 * width / max(1.0, float(side_lengths(corners).max())))
     if shrink < 0.9:
         x0, y0 = np.floor(corners.min(axis=0)).astype(int)
