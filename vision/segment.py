@@ -30,7 +30,13 @@ from vision.geometry import aspect_ratio, interior_angles, order_corners, side_l
 from vision.image import resize_long_side
 from vision.segment_check import edge_support, inspect
 from vision.segment_fit import fit_quad, snap_sides
-from vision.segment_symbols import card_from_group, find_blobs, group_blobs, ink_strength
+from vision.segment_symbols import (
+    SYMBOL_TO_WIDTH,
+    card_from_group,
+    find_blobs,
+    group_blobs,
+    ink_strength,
+)
 
 #: Detection runs on a copy of the photo with this long side.
 WORK_LONG_SIDE = 640
@@ -404,10 +410,14 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
         centres = np.array([b.centre for b in group])
         homes.append([k for k, c in enumerate(cards) if _inside(centres, c.corners).all()])
     crowded = {k for k in range(len(cards)) if sum(k in h for h in homes) >= 2}
+    # symbols the size of those on the cards already found (within what perspective allows)
+    expected = SYMBOL_TO_WIDTH * width if len(cards) >= 3 else 0.0
     found = []
     for group, home in zip(groups, homes):
         centres = np.array([b.centre for b in group])
         if home and not crowded.intersection(home):
+            continue
+        if expected and not 0.5 * expected < group[0].length < 1.8 * expected:
             continue
         fitted = card_from_group(group, grad_x, grad_y)
         if fitted is None:

@@ -173,32 +173,30 @@ def _in_line(points: np.ndarray, size: float) -> bool:
     return float(values[-1]) / np.sqrt(len(points)) < 0.25 * size
 
 
-def _side_search(
+def _line_scores(
     grad_x: np.ndarray,
     grad_y: np.ndarray,
     centre: np.ndarray,
     normal: np.ndarray,
-    reach: tuple[float, float],
+    dist: np.ndarray,
+    angles: np.ndarray,
     half: float,
+    samples: int,
     strong: float = 4.0,
-) -> tuple[float, float, float]:
-    """The first straight edge out from the centre, near-parallel to a side.
+) -> np.ndarray:
+    """Edge scores (len(dist), len(angles)) of lines at distances ``dist`` from ``centre``.
 
-    Returns (distance, angle in radians, score). The score is the share of points along the
-    line where the lightness steps across it by ``strong`` per pixel or more, all the same way (a
-    card is brighter or darker than what lies beyond it all along its side); a step one pixel
-    either side counts, so a thin gap between touching cards is seen as well.
+    A line's normal is ``normal`` turned by an angle; its score is the share of points along it
+    (within ``half`` of its middle) where the lightness steps across it by ``strong`` per pixel
+    or more, all the same way; a step one pixel either side counts, so a thin gap between
+    touching cards is seen as well.
     """
     h, w = grad_x.shape
-    d_min, d_max = reach
-    dist = np.linspace(d_min, d_max, max(3, int(round(d_max - d_min)) + 1))
-    angles = np.radians(np.arange(-10, 10.1, 1.25))
-    t = np.linspace(-0.7, 0.7, 15) * half
-    offsets = np.array([-1.0, 0.0, 1.0])
+    t = np.linspace(-0.7, 0.7, samples) * half
     cos, sin = np.cos(angles), np.sin(angles)
     nx = normal[0] * cos - normal[1] * sin
     ny = normal[0] * sin + normal[1] * cos
-    r = dist[:, None, None, None] + offsets
+    r = dist[:, None, None, None] + np.array([-1.0, 0.0, 1.0])
     along = t[None, None, :, None]
     px = centre[0] + r * nx[:, None, None] - along * ny[:, None, None]
     py = centre[1] + r * ny[:, None, None] + along * nx[:, None, None]
@@ -206,11 +204,30 @@ def _side_search(
     xi = np.clip(np.rint(px).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(py).astype(np.int32), 0, h - 1)
     g = grad_x[yi, xi] * nx[:, None, None] + grad_y[yi, xi] * ny[:, None, None]
-    rise = np.clip(g.max(-1) / strong, 0, 1)
-    fall = np.clip(-g.min(-1) / strong, 0, 1)
+    rise = np.minimum(np.maximum(g.max(-1), 0), strong) * inside
+    fall = np.minimum(np.maximum(-g.min(-1), 0), strong) * inside
     valid = inside.sum(-1)
-    score = np.maximum((rise * inside).sum(-1), (fall * inside).sum(-1)) / np.maximum(valid, 1)
-    score = score * (valid >= 0.6 * len(t))
+    score = np.maximum(rise.sum(-1), fall.sum(-1)) / (strong * np.maximum(valid, 1))
+    return score * (valid >= 0.6 * samples)
+
+
+def _side_search(
+    grad_x: np.ndarray,
+    grad_y: np.ndarray,
+    centre: np.ndarray,
+    normal: np.ndarray,
+    reach: tuple[float, float],
+    half: float,
+) -> tuple[float, float, float]:
+    """The first straight edge out from the centre, near-parallel to a side.
+
+    Returns (distance, angle in radians, score): a coarse search over distances and angles
+    (within 10 degrees), then a finer one around the edge chosen.
+    """
+    d_min, d_max = reach
+    dist = np.linspace(d_min, d_max, max(3, int(round(d_max - d_min)) + 1))
+    angles = np.radians(np.arange(-10, 10.1, 2.5))
+    score = _line_scores(grad_x, grad_y, centre, normal, dist, angles, half, 11)
     best = score.max(axis=1)
     pick = int(np.argmax(best))
     top = best.max()
@@ -222,8 +239,11 @@ def _side_search(
         ):
             pick = i
             break
-    k = int(np.argmax(score[pick]))
-    return float(dist[pick]), float(angles[k]), float(score[pick, k])
+    fine_dist = dist[pick] + np.array([-0.5, 0.0, 0.5])
+    fine_angles = angles[int(np.argmax(score[pick]))] + np.radians([-1.25, 0.0, 1.25])
+    fine = _line_scores(grad_x, grad_y, centre, normal, fine_dist, fine_angles, half, 15)
+    i, k = np.unravel_index(int(np.argmax(fine)), fine.shape)
+    return float(fine_dist[i]), float(fine_angles[k]), float(fine[i, k])
 
 
 def card_from_group(
