@@ -422,6 +422,8 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
         fitted = card_from_group(group, grad_x, grad_y)
         if fitted is None:
             continue
+        if len(group) == 1 and fitted[1] <= 2 and group[0].excess < 4:
+            continue  # one grey blob and little of a card around it: a shadow, most likely
         quad = order_corners(fitted[0])
         area = float(cv2.contourArea(quad))
         found.append(

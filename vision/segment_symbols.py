@@ -309,7 +309,8 @@ def card_from_group(
         )
     across = (lines[0][1] + lines[2][1]) / across_scale
     along = lines[1][1] + lines[3][1]
-    if not (0.55 < length / across < 0.88 and 1.15 < along / across < 2.2):
+    ratio = along / across  # the card's proportions, as foreshortened like its symbols
+    if not (0.55 < length / across < 0.88 and 0.75 < ratio / (CARD_RATIO * squash) < 1.35):
         return None
     corners = []
     for k in range(4):
