@@ -26,7 +26,13 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.geometry import aspect_ratio, interior_angles, order_corners, side_lengths
+from vision.geometry import (
+    aspect_ratio,
+    interior_angles,
+    long_side_first,
+    order_corners,
+    side_lengths,
+)
 from vision.image import resize_long_side
 from vision.segment_check import edge_support, inspect
 from vision.segment_fit import fit_quad, snap_sides
@@ -432,6 +438,25 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
     return _verified(view, found)
 
 
+def _long_side(quad: np.ndarray, card: _Candidate) -> int:
+    """0 when the sides 0-1 and 2-3 of ``quad`` are the card's long sides, else 1.
+
+    The card was checked laid out along its longer sides in the work image, or along its
+    shorter ones when ``turned``: that direction, not the final quad's side lengths, decides.
+    """
+    first = long_side_first(card.corners)
+    length = first[1] - first[0]
+    if card.turned:
+        length = first[2] - first[1]
+    along_01 = abs(float(np.dot(quad[1] - quad[0], length))) / max(
+        float(np.linalg.norm(quad[1] - quad[0])), 1e-6
+    )
+    along_12 = abs(float(np.dot(quad[2] - quad[1], length))) / max(
+        float(np.linalg.norm(quad[2] - quad[1])), 1e-6
+    )
+    return 0 if along_01 >= along_12 else 1
+
+
 def _touches(corners: np.ndarray, size: tuple[int, int], margin: float) -> bool:
     width, height = size
     x, y = corners[:, 0], corners[:, 1]
@@ -476,7 +501,6 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
     outlines = []
     for quad, card in zip(quads, cards):
         quad = order_corners(quad)
-        sides = side_lengths(quad)
-        long_side = int(sides[0] + sides[2] < sides[1] + sides[3]) ^ int(card.turned)
+        long_side = _long_side(quad, card)
         outlines.append(Outline(quad, _touches(quad, full, 2.0 / factor), card.occluded, long_side))
     return outlines

@@ -32,6 +32,7 @@ class Inspection:
     paper_chroma: float = 0.0
     reason: str = ""
     turned: bool = False  # the card's length runs along the quad's shorter sides
+    upright: float = 0.0  # height over width of the tallest symbol: above 1 when standing
 
 
 def _strip(image: np.ndarray, quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -137,9 +138,11 @@ def inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
     results = _inspect(image, [e[1] for e in entries])
     out: list[Inspection | None] = [None] * len(quads)
     for (k, _, turned), result in zip(entries, results):
-        if result.ok and (out[k] is None or not out[k].ok):
+        # both ways may pass for a nearly square quad: symbols stand across a card's length
+        best = out[k]
+        if result.ok and (best is None or not best.ok or result.upright > best.upright):
             out[k] = replace(result, turned=turned)
-        elif out[k] is None:
+        elif best is None:
             out[k] = result
     return out
 
@@ -242,7 +245,10 @@ def _inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
         elif divider[k]:
             reason = "divider"
         else:
-            out.append(Inspection(True, float(paper_light[k]), float(paper_chroma_in[k])))
+            upright = float(h / max(wide[k], 1))
+            out.append(
+                Inspection(True, float(paper_light[k]), float(paper_chroma_in[k]), upright=upright)
+            )
             continue
         out.append(Inspection(False, reason=reason))
     return out
