@@ -1,26 +1,28 @@
 """Find card outlines (quadrilaterals) in a photo, on any table.
 
-Cards are bright, nearly colourless paper holding a few coloured symbols. The detector works on
-a copy of the photo about 640 pixels long and spends more only where the cheap steps leave
-something unexplained:
+Cards are bright, nearly colourless paper holding one to three coloured symbols. The detector
+works on a copy of the photo about 640 pixels long and spends more only where the cheap steps
+leave something unexplained (an easy photo takes the first step only):
 
-1. Regions: a global binarisation of a "paper" score (lightness minus chroma); each region's
-   outline is fitted with a quadrilateral (sides fitted as lines, corners as intersections, the
-   image border allowed to cut a card) and kept when card-shaped.
-2. Where bright paper is left unexplained by the cards found (touching cards, a pale table,
-   shadows), more binarisations are cut along thin dark lines and image edges, in that area only.
-3. Where paper is still unexplained, cards are looked for from their symbols: groups of 1-3 alike
-   ink blobs predict a card, whose sides are then searched for as straight edges (see
-   ``segment_symbols``). This finds cards on white tables, cards crossed by shadows and cards
-   partly covered by others, with their full outline.
+1. Regions: one binarisation of a "paper" score (lightness minus chroma); each region's outline
+   is fitted with a quadrilateral and kept when card-shaped.
+2. Where paper is left unexplained by the cards found (touching cards, a pale table, shadows),
+   more binarisations, cut along thin dark lines and image edges, are tried in that area only.
+3. Where paper is still unexplained, or a card is far larger than the others (two touching cards
+   taken for one), cards are looked for from their symbols: groups of 1-3 alike ink blobs
+   predict a card whose sides are then searched for as straight edges (``segment_symbols``).
+   This finds cards on white tables, cards crossed by shadows and cards partly covered by
+   others, with their whole outline.
 
-Every candidate is checked for a card's content (``segment_check``); duplicates, groups of cards
-and halves of cards are resolved; a card partly covered by another is marked ``occluded``.
-Finally each side is snapped to the image edge at full resolution.
+Every candidate's content is checked (``segment_check``); duplicates, groups of cards and pieces
+of cards are resolved; a card partly covered by another is marked ``occluded``, and odd ones
+out among the cards of the photo (size, paper) are dropped. Finally each side is snapped to the
+image edge at full resolution (``segment_fit``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import cv2
@@ -164,7 +166,13 @@ def _card_shaped(
     return _Candidate(quad, area, float(visible), True, cut, source=source)
 
 
-def _regions(view: _View, masks, areas, offset=(0, 0)) -> list[_Candidate]:
+def _regions(
+    view: _View,
+    masks: Iterable[tuple[str, np.ndarray]],
+    areas: tuple[float, float],
+    offset: tuple[int, int] = (0, 0),
+) -> list[_Candidate]:
+    """Card-shaped regions of binary masks (placed at ``offset`` in the work image)."""
     found = []
     for name, mask in masks:
         for contour in _outer_contours(mask, offset):
@@ -174,7 +182,7 @@ def _regions(view: _View, masks, areas, offset=(0, 0)) -> list[_Candidate]:
     return found
 
 
-def _cut_masks(view: _View, roi: tuple[int, int, int, int]):
+def _cut_masks(view: _View, roi: tuple[int, int, int, int]) -> Iterator[tuple[str, np.ndarray]]:
     """Binarisations of an area at several levels, cut along thin dark lines or image edges."""
     x, y, w, h = roi
     score = view.score[y : y + h, x : x + w]
@@ -218,6 +226,7 @@ def _verified(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
 
 
 def _overlap(a: _Candidate, b: _Candidate) -> float:
+    """Area common to two candidates' (convex) quads."""
     return float(cv2.intersectConvexConvex(a.corners, b.corners)[0])
 
 
@@ -376,6 +385,7 @@ def _consistent(cards: list[_Candidate]) -> list[_Candidate]:
 
 
 def _width(corners: np.ndarray) -> float:
+    """A quad's short side (the mean of the shorter pair)."""
     sides = side_lengths(corners)
     return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2)
 
