@@ -48,6 +48,8 @@ from vision.segment_symbols import (
 
 #: Detection runs on a copy of the photo with this long side.
 WORK_LONG_SIDE = 640
+#: Cards narrower than this (work pixels) are looked for again on a larger copy, up to this size.
+MIN_WIDTH, MAX_LONG_SIDE = 40, 1400
 
 
 @dataclass(frozen=True)
@@ -479,8 +481,35 @@ def _touches(corners: np.ndarray, size: tuple[int, int], margin: float) -> bool:
 
 
 def find_outlines(image: np.ndarray) -> list[Outline]:
-    """Card outlines in ``image`` ((H, W, 3) uint8 BGR), corners in its pixels."""
-    small, factor = resize_long_side(image, WORK_LONG_SIDE)
+    """Card outlines in ``image`` ((H, W, 3) uint8 BGR), corners in its pixels.
+
+    Cards that come out small at the work size (many cards in one photo) are looked for again
+    on a larger copy, as far as the photo's own resolution allows.
+    """
+    cards, factor = _find(image, WORK_LONG_SIDE)
+    if cards:
+        width = float(np.median([_width(c.corners) for c in cards]))
+        long_side = min(
+            max(image.shape[:2]), MAX_LONG_SIDE, int(WORK_LONG_SIDE * MIN_WIDTH / width)
+        )
+        if width < MIN_WIDTH and long_side > 1.25 * WORK_LONG_SIDE:
+            cards, factor = _find(image, long_side)
+    if not cards:
+        return []
+    quads = np.array([c.corners for c in cards]) / factor
+    quads = snap_sides(image, quads, 3.0 / factor)
+    full = (image.shape[1], image.shape[0])
+    outlines = []
+    for quad, card in zip(quads, cards):
+        quad = order_corners(quad)
+        long_side = _long_side(quad, card)
+        outlines.append(Outline(quad, _touches(quad, full, 2.0 / factor), card.occluded, long_side))
+    return outlines
+
+
+def _find(image: np.ndarray, long_side: int) -> tuple[list[_Candidate], float]:
+    """The cards found on a copy of ``image`` with this long side, and the copy's scale."""
+    small, factor = resize_long_side(image, long_side)
     view = _View(small)
     width, height = view.size
     areas = (width * height * 0.002, width * height * 0.35)
@@ -501,16 +530,4 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
     card_areas = [c.quad_area for c in cards]
     if boxes or (len(cards) >= 3 and max(card_areas) > 1.6 * float(np.median(card_areas))):
         cards = _select(view, cards + _symbol_cards(view, cards))
-    cards = _consistent(cards)
-    if not cards:
-        return []
-    quads = np.array([c.corners for c in cards]) / factor
-    reach = 3.0 / factor
-    quads = snap_sides(image, quads, reach)
-    full = (image.shape[1], image.shape[0])
-    outlines = []
-    for quad, card in zip(quads, cards):
-        quad = order_corners(quad)
-        long_side = _long_side(quad, card)
-        outlines.append(Outline(quad, _touches(quad, full, 2.0 / factor), card.occluded, long_side))
-    return outlines
+    return _consistent(cards), factor
