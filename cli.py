@@ -941,6 +941,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("setvision: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as error:  # a bug: one line for the user, the traceback with -v
         if args.verbose:
             raise

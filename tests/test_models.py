@@ -1,0 +1,74 @@
+"""The stored attribute models: exported forests predict as scikit-learn does, round-trip
+through JSON, refitting is deterministic, and the shipped model loads and is small."""
+
+import json
+from importlib import resources
+
+import numpy as np
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+
+from solver import STANDARD
+from vision.classify import AttributeModels, ModelError, Tempering, load_models
+from vision.features import FEATURE_NAMES, CardFeatures
+from vision.training import FOREST, Sample, _export_forest, fit_models
+
+
+def _samples(seed: int = 0, n: int = 300) -> list[Sample]:
+    rng = np.random.default_rng(seed)
+    cards = [STANDARD.deck[i] for i in rng.integers(0, 81, n)]
+    samples = []
+    for k, card in enumerate(cards):
+        vector = (
+            rng.normal(size=len(FEATURE_NAMES)) + np.repeat(card.codes, 20)[: len(FEATURE_NAMES)]
+        )
+        samples.append(Sample(vector, card, f"source{k % 4}", "crop", f"f{k}.jpg"))
+    return samples
+
+
+def test_exported_forest_predicts_exactly_as_scikit_learn():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(400, 6))
+    y = (x[:, 0] > 0).astype(int) + (x[:, 1] > 0.5)
+    forest = RandomForestClassifier(**{**FOREST, "n_estimators": 15}).fit(x, y)
+    exported = _export_forest(forest, tuple(f"f{i}" for i in range(6)))
+    test = rng.normal(size=(50, 6))
+    assert np.allclose(exported.predict_proba(test), forest.predict_proba(test))
+
+
+def test_models_round_trip_through_json_and_refitting_is_deterministic():
+    samples = _samples()
+    first = fit_models(samples, temper=False)
+    again = fit_models(samples, temper=False)
+    assert first.to_json() == again.to_json()
+    loaded = AttributeModels.from_json(first.to_json())
+    features = [CardFeatures(dict(zip(FEATURE_NAMES, s.vector))) for s in samples[:20]]
+    for attribute, p in first.predict(features).items():
+        assert np.allclose(p, loaded.predict(features)[attribute], atol=1e-3)
+
+
+def test_tempering_keeps_probabilities_and_floors_them():
+    p = np.array([[1.0, 0.0, 0.0], [0.5, 0.3, 0.2]])
+    tempered = Tempering(2.0, 0.03).apply(p)
+    assert np.allclose(tempered.sum(axis=1), 1) and tempered.min() >= 0.01
+    assert (tempered.argmax(axis=1) == p.argmax(axis=1)).all()
+
+
+def test_the_shipped_model_loads_is_small_and_says_what_it_was_fitted_on():
+    resource = resources.files("vision") / "models" / "default.json"
+    assert len(resource.read_bytes()) < 5_000_000
+    models = load_models()
+    assert models.trained_on["crops"] > 5000 and len(models.trained_on["sources"]) >= 15
+
+
+def test_damaged_or_foreign_model_files_are_refused(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ModelError, match="not a valid setvision model"):
+        load_models(bad)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"format": 99}))
+    with pytest.raises(ModelError, match="format 99"):
+        load_models(other)
+    with pytest.raises(ModelError, match="no such model"):
+        load_models(tmp_path / "missing.json")
