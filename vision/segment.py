@@ -438,6 +438,8 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
         if expected and not 0.5 * expected < group[0].length < 1.8 * expected:
             continue
         fitted = card_from_group(group, grad_x, grad_y)
+        if fitted is None:  # faint edges (white on white): look again for weaker ones
+            fitted = card_from_group(group, grad_x, grad_y, strong=3.0)
         if fitted is None:
             continue
         if len(group) == 1 and fitted[1] <= 2 and group[0].excess < 4:

@@ -218,6 +218,7 @@ def _side_search(
     normal: np.ndarray,
     reach: tuple[float, float],
     half: float,
+    strong: float,
 ) -> tuple[float, float, float]:
     """The first straight edge out from the centre, near-parallel to a side.
 
@@ -227,7 +228,7 @@ def _side_search(
     d_min, d_max = reach
     dist = np.linspace(d_min, d_max, max(3, int(round(d_max - d_min)) + 1))
     angles = np.radians(np.arange(-10, 10.1, 2.5))
-    score = _line_scores(grad_x, grad_y, centre, normal, dist, angles, half, 11)
+    score = _line_scores(grad_x, grad_y, centre, normal, dist, angles, half, 11, strong)
     best = score.max(axis=1)
     pick = int(np.argmax(best))
     top = best.max()
@@ -241,18 +242,19 @@ def _side_search(
             break
     fine_dist = dist[pick] + np.array([-0.5, 0.0, 0.5])
     fine_angles = angles[int(np.argmax(score[pick]))] + np.radians([-1.25, 0.0, 1.25])
-    fine = _line_scores(grad_x, grad_y, centre, normal, fine_dist, fine_angles, half, 15)
+    fine = _line_scores(grad_x, grad_y, centre, normal, fine_dist, fine_angles, half, 15, strong)
     i, k = np.unravel_index(int(np.argmax(fine)), fine.shape)
     return float(fine_dist[i]), float(fine_angles[k]), float(fine[i, k])
 
 
 def card_from_group(
-    group: list[Blob], grad_x: np.ndarray, grad_y: np.ndarray
+    group: list[Blob], grad_x: np.ndarray, grad_y: np.ndarray, strong: float = 4.0
 ) -> tuple[np.ndarray, int] | None:
     """A card quadrilateral around a symbol group, and how many of its sides were seen.
 
     The card's short sides run along the symbols' axis; its long sides along the line through
-    the symbols (seen at a slant, a card is a parallelogram rather than a rectangle).
+    the symbols (seen at a slant, a card is a parallelogram rather than a rectangle). A side is
+    an edge stepping by ``strong`` lightness units per pixel or more.
     """
     centres = np.array([b.centre for b in group])
     centre = centres.mean(axis=0)
@@ -286,7 +288,7 @@ def card_from_group(
         near = across_scale * (length / 2 + 0.06 * width) if k % 2 == 0 else reach_v + 0.08 * width
         far = max(near + 2, 1.4 * expect[k % 2])
         half = card_length / 2 if k % 2 == 0 else width / 2
-        sides.append(_side_search(grad_x, grad_y, centre, normal, (near, far), half))
+        sides.append(_side_search(grad_x, grad_y, centre, normal, (near, far), half, strong))
     seen = [s[2] >= SEEN for s in sides]
     for k in (0, 1):  # symbols are centred: opposite sides lie at about the same distance
         a, b = sides[k], sides[k + 2]
