@@ -129,21 +129,18 @@ def inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
     A card is normally laid out along its longer side in the image; a nearly square quad (a
     card seen at a slant along its length) is also tried turned by a quarter.
     """
-    entries = []
-    for k, quad in enumerate(quads):
-        first = long_side_first(np.asarray(quad, np.float32))
-        entries.append((k, first, False))
-        if aspect_ratio(first) < 1.4:
-            entries.append((k, first[[1, 2, 3, 0]], True))
-    results = _inspect(image, [e[1] for e in entries])
-    out: list[Inspection | None] = [None] * len(quads)
-    for (k, _, turned), result in zip(entries, results):
-        # both ways may pass for a nearly square quad: symbols stand across a card's length
-        best = out[k]
-        if result.ok and (best is None or not best.ok or result.upright > best.upright):
-            out[k] = replace(result, turned=turned)
-        elif best is None:
-            out[k] = result
+    firsts = [long_side_first(np.asarray(quad, np.float32)) for quad in quads]
+    out = _inspect(image, firsts)
+    # a nearly square quad whose symbols do not clearly stand may be a card turned a quarter
+    again = [
+        k
+        for k, first in enumerate(firsts)
+        if aspect_ratio(first) < 1.4 and (not out[k].ok or out[k].upright < 1.5)
+    ]
+    turned = _inspect(image, [firsts[k][[1, 2, 3, 0]] for k in again])
+    for k, result in zip(again, turned):
+        if result.ok and (not out[k].ok or result.upright > out[k].upright):
+            out[k] = replace(result, turned=True)
     return out
 
 
