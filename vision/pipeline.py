@@ -11,7 +11,7 @@ import numpy as np
 
 from solver import ATTRIBUTES
 from vision.classify import AttributeModels, load_models
-from vision.features import CardFeatures, extract
+from vision.features import CardFeatures, complete_row, extract
 from vision.image import Photo, as_bgr
 from vision.layout import CardReading, Ignored, Layout
 from vision.order import reading_order
@@ -32,16 +32,8 @@ class MeasuredCard:
 
 
 def symbols_complete(features: CardFeatures, card_size: tuple[int, int]) -> bool:
-    """The symbols sit centred on the card: none is cut off by the edge of the photo."""
-    if not features.symbols:
-        return False
-    width, height = card_size
-    boxes = np.array([cv2.boundingRect(c) for c in features.symbols])
-    left, top = boxes[:, 0].min(), boxes[:, 1].min()
-    right, bottom = (boxes[:, 0] + boxes[:, 2]).max(), (boxes[:, 1] + boxes[:, 3]).max()
-    off_x = abs((left + right) / 2 - width / 2) / width
-    off_y = abs((top + bottom) / 2 - height / 2) / height
-    return off_x < 0.1 and off_y < 0.12
+    """The symbols stand alike, centred and evenly spaced: none is cut off or covered."""
+    return complete_row(features.symbols, card_size[0])
 
 
 def _upright(features: CardFeatures) -> bool:
@@ -76,11 +68,13 @@ class CardReader:
     @staticmethod
     def measure_outline(image: np.ndarray, outline: Outline) -> MeasuredCard | Ignored:
         """Measure one outline of a BGR image, or say why it cannot be read as a card."""
-        card = rectify(image, outline.corners_xy)
+        lengthwise = np.roll(outline.corners_xy, -outline.long_side, axis=0)
+        card = rectify(image, lengthwise, long_side=False)
         features = extract(card)
         if not _upright(features):
-            # A foreshortened card can look wider along its short side: try it turned.
-            turned = rectify(image, np.roll(outline.corners_xy, 1, axis=0), long_side=False)
+            # The detector judged the card's length from its symbols; if they still lie flat,
+            # the other way round may read better.
+            turned = rectify(image, np.roll(lengthwise, 1, axis=0), long_side=False)
             turned_features = extract(turned)
             if _upright(turned_features):
                 card, features = turned, turned_features
@@ -89,6 +83,8 @@ class CardReader:
             return Ignored(outline.corners_xy, "no symbols found")
         if outline.touches_border and not symbols_complete(features, size):
             return Ignored(outline.corners_xy, "cut by the image border")
+        if outline.occluded and not symbols_complete(features, size):
+            return Ignored(outline.corners_xy, "partly covered by another card")
         return MeasuredCard(outline, features)
 
     def classify(self, measured: list[MeasuredCard]) -> list[CardReading]:

@@ -23,12 +23,11 @@ import numpy as np
 from solver import ATTRIBUTES, VALUES, Card
 from vision.classify import AttributeModels, ForestModel, Tempering
 from vision.dataset import Board, default_data_dir
-from vision.features import FEATURE_GROUPS, FEATURE_NAMES, extract
-from vision.geometry import order_corners
+from vision.features import FEATURE_GROUPS, FEATURE_NAMES
 from vision.image import load
 from vision.matching import match_by_position
-from vision.rectify import rectify
-from vision.segment import find_outlines
+from vision.pipeline import CardReader, MeasuredCard
+from vision.segment import Outline, find_outlines
 
 logger = logging.getLogger(__name__)
 
@@ -52,41 +51,47 @@ class Sample:
     file: str
 
 
-def card_in_crop(crop: np.ndarray) -> np.ndarray:
-    """The card's corners inside a single-card crop (the whole crop when it is cut tight)."""
+def card_in_crop(crop: np.ndarray) -> Outline:
+    """The card's outline inside a single-card crop (the whole crop when it is cut tight)."""
     height, width = crop.shape[:2]
     pad = max(height, width) // 2
     padded = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(20, 20, 20))
     outlines = find_outlines(padded)
     if outlines:
-        corners = max(outlines, key=lambda o: cv2.contourArea(o.corners_xy)).corners_xy - pad
+        best = max(outlines, key=lambda o: cv2.contourArea(o.corners_xy))
+        corners = best.corners_xy - pad
         if cv2.contourArea(corners) > 0.06 * height * width:
             corners[:, 0] = np.clip(corners[:, 0], 0, width - 1)
             corners[:, 1] = np.clip(corners[:, 1], 0, height - 1)
-            return order_corners(corners)
-    return np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+            return Outline(corners.astype(np.float32), False, False, best.long_side)
+    whole = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    return Outline(whole, False, False, 0 if width >= height else 1)
 
 
 def _crop_sample(row: dict, data_dir: str) -> Sample | None:
     crop = cv2.imread(os.path.join(data_dir, row["file"]))
     if crop is None:
         return None
-    features = extract(rectify(crop, card_in_crop(crop)))
+    measured = CardReader.measure_outline(crop, card_in_crop(crop))
+    if not isinstance(measured, MeasuredCard):
+        return None  # no symbols found: nothing a reader would classify either
     card = Card(int(row["number"]), row["color"], row["shading"], row["shape"])
-    return Sample(features.vector(), card, row["source"], "crop", row["file"])
+    return Sample(measured.features.vector(), card, row["source"], "crop", row["file"])
 
 
 def _board_samples(board: Board) -> list[Sample]:
+    """The cards read on a labelled board, measured exactly as the reader measures them."""
     photo = load(board.path)
     outlines = find_outlines(photo.image)
     quads = [o.corners_xy * photo.scale for o in outlines]
     pairs = match_by_position(quads, [c.centre for c in board.cards])
     samples = []
     for label_index, outline_index in pairs:
-        outline = outlines[outline_index]
-        features = extract(rectify(photo.image, outline.corners_xy))
-        card = board.cards[label_index].card
-        samples.append(Sample(features.vector(), card, board.source, "board", board.file))
+        measured = CardReader.measure_outline(photo.image, outlines[outline_index])
+        if isinstance(measured, MeasuredCard):
+            card = board.cards[label_index].card
+            vector = measured.features.vector()
+            samples.append(Sample(vector, card, board.source, "board", board.file))
     return samples
 
 
@@ -94,7 +99,14 @@ def _code_fingerprint() -> str:
     """Changes whenever the code that turns a photo into features changes."""
     digest = hashlib.sha1()
     here = Path(__file__).resolve().parent
-    for name in ("features.py", "rectify.py", "segment.py", "geometry.py", "image.py"):
+    for name in (
+        "features.py",
+        "rectify.py",
+        "segment.py",
+        "geometry.py",
+        "image.py",
+        "pipeline.py",
+    ):
         digest.update((here / name).read_bytes())
     for extra in sorted(here.glob("segment_*.py")):
         digest.update(extra.read_bytes())
