@@ -679,6 +679,7 @@ def _confirm_cards(path: str, photo, layout) -> list[Card]:
 
 def _print_profile(profile) -> None:
     from calibration.deck import CALIBRATED, attribute_name
+    from solver import ATTRIBUTES
 
     record = profile.fitted_on
     print(
@@ -687,9 +688,10 @@ def _print_profile(profile) -> None:
     )
     for photo in record.photos:
         print(f"    {photo}")
-    for attribute in CALIBRATED:
+    for attribute in ATTRIBUTES:
         counts = ", ".join(f"{v} {n}" for v, n in record.values.get(attribute, {}).items())
         state = "refined" if attribute in profile.attributes else "not refined"
+        state = state if attribute in CALIBRATED else "general"  # never calibrated
         print(f"  {attribute_name(attribute):<8} {state:<12} {counts}")
         if attribute in profile.not_refined:
             print(f"           ({profile.not_refined[attribute]})")

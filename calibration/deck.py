@@ -1,9 +1,9 @@
 """Explicit calibration: a profile of one deck under one light, fitted on cards of known identity.
 
-For colour, shading and shape the profile keeps, per value, the mean of that attribute's
-features (``FEATURE_GROUPS``) over the known cards, and one spread per feature pooled over the
-values. Reading a card with the profile multiplies the general model's probabilities by how
-likely the card's features are under each value of this deck, roughly
+For colour and shading (``CALIBRATED``) the profile keeps, per value, the mean of that
+attribute's features (``FEATURE_GROUPS``) over the known cards, and one spread per feature
+pooled over the values. Reading a card with the profile multiplies the general model's
+probabilities by how likely the card's features are under each value of this deck, roughly
 ``P_general * exp(-0.5 * weight * d**2)`` with ``d`` in the profile's spreads. Three guards
 keep a profile from one photo from hurting another photo of the same deck:
 
@@ -23,13 +23,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solver import VALUES, Card
+from solver import ATTRIBUTES, VALUES, Card
 from solver.errors import SetvisionError
 from vision.features import FEATURE_GROUPS, CardFeatures
 
 PROFILE_FORMAT = 1
-#: The attributes a profile refines (the number of symbols is counted, not calibrated).
-CALIBRATED = ("color", "shading", "shape")
+#: The attributes a profile refines. The number of symbols is counted, not calibrated; shape
+#: is printed geometry, the same in every deck, and its features change with the camera's
+#: angle from photo to photo: refining it per deck cost more readings than it fixed
+#: (`setvision eval --calibration`), so it is left to the general model.
+CALIBRATED = ("color", "shading")
 MIN_CARDS = 6  # per photo
 MIN_PER_VALUE = 2  # cards of a value needed to place its mean
 #: A spread is never below this share of the feature's spread over all the known cards:
@@ -307,7 +310,7 @@ def fit_profile(name: str, photos: list[KnownPhoto], date: str, model: str) -> D
             not_refined[attribute] = str(error)
     if "color" in not_refined:
         raise CalibrationError(f"too few values to calibrate: {not_refined['color']}")
-    counts = {a: dict(Counter(c.value(a) for c in cards)) for a in CALIBRATED}
-    values = {a: {v: counts[a][v] for v in VALUES[a] if v in counts[a]} for a in CALIBRATED}
+    counts = {a: Counter(c.value(a) for c in cards) for a in ATTRIBUTES}
+    values = {a: {str(v): counts[a][v] for v in VALUES[a] if counts[a][v]} for a in ATTRIBUTES}
     record = FitRecord(tuple(p.name for p in photos), len(cards), values, date, model)
     return DeckProfile(name, attributes, record, not_refined)
