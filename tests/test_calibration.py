@@ -2,6 +2,7 @@
 
 import io
 import json
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -206,20 +207,27 @@ def test_bad_calibrate_arguments_are_one_line(argv, message, capsys, config_home
     assert _stored(config_home) == []
 
 
+@pytest.fixture
+def quiet_temp(tmp_path, monkeypatch) -> Path:
+    """The annotated photo that `calibrate --interactive` shows goes to a test folder."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
+
+
 def test_interactive_calibration_cancelled_at_end_of_input_writes_nothing(
-    capsys, config_home, monkeypatch
+    capsys, config_home, monkeypatch, quiet_temp
 ):
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["calibrate", str(WEBCAM), "--name", "deck", "--interactive"]) == 2
     captured = capsys.readouterr()
     shown = captured.out.split("drawn on ")[1].split()[0]
-    assert Path(shown).is_file() and " 12  " in captured.out
+    assert Path(shown).parent == quiet_temp and Path(shown).is_file() and " 12  " in captured.out
     assert "calibration cancelled: nothing written" in captured.err
     assert _stored(config_home) == []
 
 
 def test_interactive_calibration_takes_corrections(
-    capsys, config_home, monkeypatch, webcam_layout, webcam_cards
+    capsys, config_home, monkeypatch, webcam_layout, webcam_cards, quiet_temp
 ):
     unsure = len(webcam_layout.uncertain)
     answers = "\n" * unsure + "1\n1-purple-open-oval\n\n"  # keep the unsure ones; fix card 1
