@@ -779,7 +779,7 @@ def _add_reading_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-auto-calibration",
         action="store_true",
-        help="do not adapt colours and fills to each photo",
+        help="do not adapt colours to each photo",
     )
 
 
