@@ -497,20 +497,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.calibration:
         return _eval_calibration(args, boards, data)
     if args.loso:
-        from vision.classify import AttributeModels, load_models
-        from vision.training import board_samples, crop_samples, fit_models
+        from vision.classify import load_models
+        from vision.training import board_samples, crop_samples, fit_without_source
 
-        crops = crop_samples(data, args.jobs)
-        on_boards = board_samples(load_boards(data_dir=data, include_samples=False), args.jobs)
-        # Tempering (how far to trust probabilities) is itself fitted out of source; reuse it.
+        samples = crop_samples(data, args.jobs)
+        samples += board_samples(load_boards(data_dir=data, include_samples=False), args.jobs)
         shipped = load_models(getattr(args, "model", None))
         results = []
         for source in sorted({b.source for b in boards}):
-            held_out = source.replace(" (sample)", "")
-            train = [s for s in crops + on_boards if s.source != held_out]
-            fitted = fit_models(train, temper=False)
-            models = AttributeModels(fitted.models, fitted.trained_on, shipped.tempering)
-            reader = _with_models(args, models)
+            reader = _with_models(args, fit_without_source(samples, source, shipped.tempering))
             subset = [b for b in boards if b.source == source]
             progress = Progress(len(subset))
             results += evaluate(subset, reader.read_photo, progress.step)
@@ -735,12 +730,11 @@ def _eval_calibration(args: argparse.Namespace, boards: list, data) -> int:
     from calibration.measure import (
         format_results,
         measure_source,
-        models_without,
         sources_to_measure,
     )
     from vision.classify import load_models
     from vision.dataset import load_boards
-    from vision.training import board_samples, crop_samples
+    from vision.training import board_samples, crop_samples, fit_without_source
 
     sources = sources_to_measure(boards)
     if not sources:
@@ -752,7 +746,7 @@ def _eval_calibration(args: argparse.Namespace, boards: list, data) -> int:
     progress = Progress(sum(len(b) for b in sources.values()))
     results = []
     for source, subset in sources.items():
-        models = models_without(samples, source, shipped)
+        models = fit_without_source(samples, source, shipped.tempering)
         results.append(measure_source(source, subset, models, date, progress.step))
     print(
         "card exact on each source's boards but the one its profile is fitted on; "

@@ -22,7 +22,6 @@ from vision.evaluate import score_board
 from vision.image import load
 from vision.matching import match_by_position
 from vision.pipeline import CardReader
-from vision.training import Sample, fit_models
 
 COLUMNS = ("general", "auto", "profile", "profile+auto")
 FIT_MIN_CARDS = 9
@@ -54,13 +53,6 @@ def sources_to_measure(boards: list[Board]) -> dict[str, list[Board]]:
         if board.has_positions:
             grouped.setdefault(board.source, []).append(board)
     return {s: b for s, b in sorted(grouped.items()) if len(b) >= MIN_BOARDS}
-
-
-def models_without(samples: list[Sample], source: str, shipped: AttributeModels) -> AttributeModels:
-    """Models fitted without ``source`` (as ``eval --loso``), tempered like the shipped ones."""
-    held_out = source.replace(" (sample)", "")
-    fitted = fit_models([s for s in samples if s.source != held_out], temper=False)
-    return AttributeModels(fitted.models, fitted.trained_on, shipped.tempering)
 
 
 def known_photo(board: Board, measured: MeasuredPhoto) -> KnownPhoto:

@@ -90,7 +90,7 @@ def paper_model(card: np.ndarray) -> np.ndarray:
     paper &= spread <= _quantile(spread[paper], 0.9) + 1e-3
     coef = np.zeros((6, 3), np.float32)
     coef[0] = pixels[paper].mean(axis=0) if paper.any() else 200.0
-    for _ in range(3):
+    for _ in range(2):
         if paper.sum() < 12:
             break
         design = _DESIGN[paper]
@@ -230,21 +230,22 @@ def _alike(candidates: list[np.ndarray], reference: list[np.ndarray]) -> bool:
 
 def _width_profile(mask: np.ndarray) -> tuple[np.ndarray, float, float, float]:
     """Widths along the symbol's long (vertical) axis, and how its centre line wanders."""
-    if mask.shape[0] < 4:
+    rows = mask.shape[0]
+    if rows < 4:
         return np.zeros(_PROFILE_BINS), 0.0, 0.0, 0.0
     weights = mask.astype(np.float32)
     widths = weights.sum(axis=1)
     centres = (weights @ np.arange(mask.shape[1], dtype=np.float32)) / np.maximum(widths, 1)
-    max_width = max(widths.max(), 1.0)
-    samples = np.linspace(0, len(widths) - 1, _PROFILE_BINS).round().astype(int)
+    max_width = max(float(widths.max()), 1.0)
+    samples = (np.arange(_PROFILE_BINS) * ((rows - 1) / (_PROFILE_BINS - 1)) + 0.5).astype(int)
     profile = widths[samples] / max_width
     profile = (profile + profile[::-1]) / 2  # a symbol turned upside down reads the same
-    middle = centres[len(centres) // 8 : len(centres) - len(centres) // 8]
-    wander = float(np.std(middle) / max_width) if len(middle) else 0.0
-    thirds = np.array_split(middle, 3) if len(middle) >= 3 else [middle] * 3
-    swing = float(abs(np.mean(thirds[0]) - np.mean(thirds[2])) / max_width)
-    ends = np.concatenate([widths[: max(1, len(widths) // 6)], widths[-max(1, len(widths) // 6) :]])
-    taper = float(ends.mean() / max_width)
+    middle = centres[rows // 8 : rows - rows // 8]
+    third = max(1, len(middle) // 3)
+    wander = float(middle.std() / max_width) if len(middle) else 0.0
+    swing = float(abs(middle[:third].mean() - middle[-third:].mean()) / max_width)
+    end = max(1, rows // 6)
+    taper = float((widths[:end].sum() + widths[-end:].sum()) / (2 * end) / max_width)
     return profile, wander, swing, taper
 
 
@@ -267,10 +268,6 @@ def _shape_values(contours: list[np.ndarray]) -> dict[str, float]:
         short = max(min(rw, rh), 1.0)
         hu = cv2.HuMoments(cv2.moments(contour)).ravel()
         hu = -np.sign(hu) * np.log10(np.abs(hu) + 1e-30)
-        x, y, w, h = cv2.boundingRect(contour)
-        mask = np.zeros((h, w), np.uint8)
-        cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, thickness=-1)
-        profile, wander, swing, taper = _width_profile(mask)
         approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
         rows.append(
             {
@@ -281,14 +278,21 @@ def _shape_values(contours: list[np.ndarray]) -> dict[str, float]:
                 "vertices": float(len(approx)),
                 "compactness": perimeter * perimeter / area / (4 * np.pi),
                 "hu1": hu[0], "hu2": hu[1], "hu3": hu[2],
-                "centre_wander": wander, "centre_swing": swing, "end_taper": taper,
-                **{f"width_{i}": float(v) for i, v in enumerate(profile)},
             }
         )  # fmt: skip
     if not rows:
         return {name: 0.0 for name in SHAPE_FEATURES}
     middle = len(rows) // 2  # the median symbol, feature by feature
-    return {name: float(sorted(row[name] for row in rows)[middle]) for name in SHAPE_FEATURES}
+    values = {name: float(sorted(row[name] for row in rows)[middle]) for name in rows[0]}
+    # The outline along the symbol's length, from the symbol of median size.
+    contour = sorted(contours, key=cv2.contourArea)[middle]
+    x, y, w, h = cv2.boundingRect(contour)
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [contour - np.array([x, y])], -1, 1, thickness=-1)
+    profile, wander, swing, taper = _width_profile(mask)
+    values.update(centre_wander=wander, centre_swing=swing, end_taper=taper)
+    values.update({f"width_{i}": float(v) for i, v in enumerate(profile)})
+    return values
 
 
 def _quantile(values: np.ndarray, q: float) -> float:
@@ -365,12 +369,17 @@ def extract(card: np.ndarray) -> CardFeatures:
         hue_cos=a_star / max(chroma, 1e-3), hue_sin=b_star / max(chroma, 1e-3),
         ink_chroma=chroma / 128.0,
     )  # fmt: skip
-    values.update(_shading_values(normalised, strength, symbols, contours, outline_strength))
+    spread = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
+    values.update(
+        _shading_values(normalised, strength, spread, symbols, contours, outline_strength)
+    )
     shift = np.array([mx, my], dtype=np.int32)
     return CardFeatures({k: float(v) for k, v in values.items()}, [c + shift for c in contours])
 
 
-def _shading_values(normalised, strength, symbols, contours, outline_strength) -> dict[str, float]:
+def _shading_values(
+    normalised, strength, spread, symbols, contours, outline_strength
+) -> dict[str, float]:
     """How the inside of the symbols compares with their outline and with the bare paper."""
     if not contours or outline_strength <= 1e-3:
         return {**{name: 0.0 for name in SHADING_FEATURES}, "outline_strength": outline_strength}
@@ -383,8 +392,6 @@ def _shading_values(normalised, strength, symbols, contours, outline_strength) -
     inner_strength = strength[inside > 0]
     blurred = cv2.blur(strength, (5, 5))
     texture = float(cv2.mean(cv2.absdiff(strength, blurred), inside)[0])
-    b, g, r = cv2.split(normalised)
-    spread = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
     grown = cv2.dilate(symbols, kernel)
     paper = 1 - grown
     paper_spread = cv2.mean(spread, paper)[0] if cv2.countNonZero(paper) else 0.0

@@ -264,3 +264,15 @@ def fit_models(
         **(note or {}),
     }
     return AttributeModels(models, trained_on, tempering or None)
+
+
+def fit_without_source(
+    samples: list[Sample], source: str, tempering: dict[str, Tempering] | None
+) -> AttributeModels:
+    """Models fitted on every sample but those of ``source`` (a deck they have never seen).
+
+    Tempering is itself fitted out of source, so the shipped model's is reused as it is.
+    """
+    held_out = source.replace(" (sample)", "")
+    fitted = fit_models([s for s in samples if s.source != held_out], temper=False)
+    return AttributeModels(fitted.models, fitted.trained_on, tempering)
