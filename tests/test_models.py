@@ -72,3 +72,16 @@ def test_damaged_or_foreign_model_files_are_refused(tmp_path):
         load_models(other)
     with pytest.raises(ModelError, match="no such model"):
         load_models(tmp_path / "missing.json")
+
+
+def test_the_four_forests_walked_together_predict_as_each_alone():
+    models = load_models()
+    rng = np.random.default_rng(3)
+    features = [CardFeatures(dict(zip(FEATURE_NAMES, rng.normal(size=len(FEATURE_NAMES)))))
+                for _ in range(9)]  # fmt: skip
+    together = models.predict(features)
+    for attribute, model in models.models.items():
+        alone = model.predict_proba(np.stack([f.vector(model.features) for f in features]))
+        if models.tempering:
+            alone = models.tempering[attribute].apply(alone)
+        assert np.allclose(together[attribute], alone)

@@ -79,15 +79,21 @@ class ForestModel:
     value: np.ndarray  # (n_nodes, 3) class probabilities at leaves
     depth: int
 
-    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+    def leaf_values(self, x: np.ndarray) -> np.ndarray:
+        """(n_samples, n_trees, 3): each tree's leaf probabilities for each sample."""
         nodes = np.broadcast_to(self.roots, (len(x), len(self.roots))).copy()
         rows = np.arange(len(x))[:, None]
         for _ in range(self.depth):
             feature = self.feature[nodes]
             leaf = feature < 0
+            if leaf.all():
+                break
             go_left = x[rows, np.where(leaf, 0, feature)] <= self.threshold[nodes]
             nodes = np.where(leaf, nodes, np.where(go_left, self.left[nodes], self.right[nodes]))
-        return self.value[nodes].mean(axis=1)
+        return self.value[nodes]
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        return self.leaf_values(x).mean(axis=1)
 
     def to_dict(self) -> dict:
         return {
@@ -120,6 +126,48 @@ _KINDS = {"softmax": SoftmaxModel, "forest": ForestModel}
 
 
 @dataclass(frozen=True)
+class _FusedForests:
+    """Several forests over one shared feature vector, as one array of nodes."""
+
+    features: tuple[str, ...]
+    forest: ForestModel  # feature indices point into ``features``
+    spans: dict[str, tuple[int, int]]  # each attribute's range of trees
+
+    @classmethod
+    def build(cls, forests: dict[str, ForestModel]) -> _FusedForests:
+        names = tuple(dict.fromkeys(n for f in forests.values() for n in f.features))
+        roots, feature, threshold, left, right, value, spans = [], [], [], [], [], [], {}
+        offset = trees = 0
+        for attribute, forest in forests.items():
+            to_global = np.array([names.index(n) for n in forest.features])
+            leaf = forest.feature < 0
+            roots.append(forest.roots + offset)
+            feature.append(np.where(leaf, -1, to_global[np.where(leaf, 0, forest.feature)]))
+            threshold.append(forest.threshold)
+            left.append(np.where(leaf, -1, forest.left + offset))
+            right.append(np.where(leaf, -1, forest.right + offset))
+            value.append(forest.value)
+            spans[attribute] = (trees, trees + len(forest.roots))
+            offset += len(forest.feature)
+            trees += len(forest.roots)
+        fused = ForestModel(
+            names,
+            np.concatenate(roots),
+            np.concatenate(feature),
+            np.concatenate(threshold),
+            np.concatenate(left),
+            np.concatenate(right),
+            np.concatenate(value),
+            max(f.depth for f in forests.values()),
+        )
+        return cls(names, fused, spans)
+
+    def predict(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        leaves = self.forest.leaf_values(x)  # (n, trees, 3)
+        return {a: leaves[:, start:end].mean(axis=1) for a, (start, end) in self.spans.items()}
+
+
+@dataclass(frozen=True)
 class Tempering:
     """Makes raw probabilities honest on decks never seen in training.
 
@@ -148,18 +196,33 @@ class AttributeModels:
 
     def predict(self, features: list[CardFeatures]) -> dict[str, np.ndarray]:
         """Per attribute, an (n_cards, 3) array of probabilities in ``VALUES`` order."""
+        if not features:
+            return {attribute: np.zeros((0, 3)) for attribute in ATTRIBUTES}
+        forests = self._fused_forests()
+        if forests is not None:
+            raw = forests.predict(np.stack([f.vector(forests.features) for f in features]))
+        else:
+            raw = {
+                a: m.predict_proba(np.stack([f.vector(m.features) for f in features]))
+                for a, m in self.models.items()
+            }
         result = {}
         for attribute in ATTRIBUTES:
-            model = self.models[attribute]
-            if not features:
-                result[attribute] = np.zeros((0, 3))
-                continue
-            x = np.stack([f.vector(model.features) for f in features])
-            p = model.predict_proba(x)
+            p = raw[attribute]
             if self.tempering and attribute in self.tempering:
                 p = self.tempering[attribute].apply(p)
             result[attribute] = p
         return result
+
+    def _fused_forests(self) -> _FusedForests | None:
+        """All four forests walked in one pass (a frame's cards are read in one go)."""
+        if "_fused" not in self.__dict__:
+            forests = [self.models[a] for a in ATTRIBUTES]
+            fused = None
+            if all(isinstance(m, ForestModel) for m in forests):
+                fused = _FusedForests.build(dict(zip(ATTRIBUTES, forests)))
+            object.__setattr__(self, "_fused", fused)
+        return self.__dict__["_fused"]
 
     def to_json(self) -> str:
         payload = {
