@@ -16,9 +16,6 @@ from solver import Card
 from solver.errors import SetvisionError
 from vision.image import _header_size, exif_orientation, orient_points
 
-#: How far each kind of label is trusted; "noisy" labels are not used unless fixed.
-TRUSTED_KINDS = ("eye", "source")
-
 
 @dataclass(frozen=True)
 class LabelledCard:

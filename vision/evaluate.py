@@ -10,8 +10,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from solver import ATTRIBUTES, find_sets
 from vision.dataset import Board
 from vision.geometry import contains_point
@@ -192,8 +190,3 @@ def format_table(table: dict[str, Summary]) -> str:
             cells.append(text.rjust(width))
         lines.append(" ".join(cells))
     return "\n".join(lines)
-
-
-def mean_ms(results: list[BoardResult]) -> float:
-    times = [r.seconds for r in results if r.error is None]
-    return float(np.median(times) * 1000) if times else 0.0
