@@ -194,17 +194,20 @@ def _annotated_path(out_dir: str, source: str) -> str:
     return os.path.join(out_dir, f"{stem}.annotated.jpg")
 
 
-def _print_layout(record: dict, annotated: str | None) -> None:
+def _print_layout(record: dict, annotated: str | None, reveal: str = "all") -> None:
+    """The reading as text; ``reveal`` hides the sets as the annotated image does."""
     cards, sets = record["cards"], record["sets"]
-    print(f"{record['source']}: {len(cards)} cards, {len(sets)} set{'s' if len(sets) != 1 else ''}")
+    count = f", {len(sets)} set{'s' if len(sets) != 1 else ''}" if reveal != "none" else ""
+    print(f"{record['source']}: {len(cards)} cards{count}")
     uncertain = {u["id"] for u in record["uncertain"]}
     for card in cards:
         mark = "  ?" if card["id"] in uncertain else ""
         print(f"  {card['id']:>2}  {card['text']:<26} {card['confidence']:>5.0%}{mark}")
-    for found in sets[:12]:
+    shown = sets[:12] if reveal == "all" else sets[:1] if reveal == "one" else []
+    for found in shown:
         print("  set: " + " ".join(str(i) for i in found))
-    if len(sets) > 12:
-        print(f"  ... and {len(sets) - 12} more sets (--json lists them all)")
+    if len(sets) > len(shown) and reveal in ("all", "one"):
+        print(f"  ... and {len(sets) - len(shown)} more sets (--json lists them all)")
     for ignored in record["ignored"]:
         print(f"  ignored one outline: {ignored['reason']}")
     print(f"  {record['message']}")
@@ -249,7 +252,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(record), flush=True)
         else:
-            _print_layout(record, annotated)
+            _print_layout(record, annotated, args.reveal)
         progress.step(path)
     return EXIT_BAD_INPUT if failures else EXIT_OK
 

@@ -89,3 +89,14 @@ def test_check_a_claim_on_a_photo(capsys):
     assert "not a set" in out and f"card {not_a_set[2]}:" in out
     assert main(["check", str(WEBCAM), "1", "2", "40"]) == 2
     assert "no card 40" in capsys.readouterr().err
+
+
+def test_reveal_hides_the_sets_in_the_text_as_on_the_image(capsys):
+    assert main(["detect", "--reveal", "none", str(WEBCAM)]) == 0
+    hidden = capsys.readouterr().out
+    assert "set:" not in hidden and "sets" not in hidden.splitlines()[0]
+    assert main(["detect", "--reveal", "one", str(WEBCAM)]) == 0
+    one = capsys.readouterr().out
+    assert one.count("set:") == 1 and "more sets" in one
+    assert main(["detect", "--json", "--reveal", "none", str(WEBCAM)]) == 0
+    assert _json_lines(capsys.readouterr().out)[0]["sets"]  # machine output keeps every set
