@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from vision.errors import ImageError
-from vision.image import as_bgr, decode, exif_orientation, load, orient_points
+from vision.exif import orientation as exif_orientation
+from vision.image import as_bgr, decode, load, orient_points
 
 
 def _png(array: np.ndarray) -> bytes:

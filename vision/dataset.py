@@ -14,7 +14,8 @@ import numpy as np
 
 from solver import Card
 from solver.errors import SetvisionError
-from vision.image import _header_size, exif_orientation, orient_points
+from vision.exif import orientation as exif_orientation
+from vision.image import header_size, orient_points
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def _board(entry: dict, path: Path) -> Board:
     needs_orientation = any("corners_xy" in c for c in entry["cards"])
     if needs_orientation and path.is_file():
         data = path.read_bytes()
-        orientation, stored = exif_orientation(data), _header_size(data)
+        orientation, stored = exif_orientation(data), header_size(data)
     for c in entry["cards"]:
         card = Card(int(c["number"]), c["color"], c["shading"], c["shape"])
         centre, corners = None, None

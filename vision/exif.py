@@ -1,9 +1,9 @@
-"""When a photo was taken: EXIF DateTimeOriginal read from JPEG bytes, without a library.
+"""What a JPEG's EXIF block says about the photo, read without a library.
 
-A tiny reader beside ``vision.image.exif_orientation``: it walks the JPEG segments to the
-``Exif`` APP1 block, follows IFD0's pointer to the Exif IFD and reads tag 0x9003 (with its
-sub-second tag 0x9291 when present, so burst photos keep their order). Anything malformed
-reads as "no capture time", never as an error: the caller falls back to file names.
+A tiny reader: it walks the JPEG segments to the ``Exif`` APP1 block and reads IFD0's
+orientation (how to turn the stored pixels upright) and, through IFD0's pointer to the Exif
+IFD, the capture time (tag 0x9003, with its sub-second tag 0x9291 when present, so burst
+photos keep their order). Anything malformed reads as "not said", never as an error.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from datetime import datetime
 #: Enough of a file's start to hold its EXIF block (APP1 is at most 64 KB and comes first).
 HEADER_BYTES = 256 * 1024
 
+_ORIENTATION = 0x0112
 _EXIF_IFD_POINTER = 0x8769
 _DATE_TIME_ORIGINAL = 0x9003
 _SUB_SEC_TIME_ORIGINAL = 0x9291
@@ -64,18 +65,40 @@ def _ascii(tiff: bytes, entry: tuple[int, int, bytes], endian: str) -> str | Non
     return text.split(b"\x00", 1)[0].decode("ascii", "replace").strip()
 
 
-def capture_time(data: bytes) -> datetime | None:
-    """The moment a JPEG was taken (EXIF DateTimeOriginal), or None when it does not say.
-
-    ``data`` needs only the file's first ``HEADER_BYTES``.
-    """
+def _ifd0(data: bytes) -> tuple[bytes, str, dict[int, tuple[int, int, bytes]]] | None:
+    """The TIFF block, its byte order and its first IFD, or None."""
     tiff = _exif_block(data)
     if tiff is None or len(tiff) < 8 or tiff[:2] not in (b"II", b"MM"):
         return None
     endian = "<" if tiff[:2] == b"II" else ">"
     try:
-        (ifd0,) = struct.unpack(endian + "I", tiff[4:8])
-        pointer = _ifd(tiff, ifd0, endian).get(_EXIF_IFD_POINTER)
+        (offset,) = struct.unpack(endian + "I", tiff[4:8])
+        return tiff, endian, _ifd(tiff, offset, endian)
+    except struct.error:
+        return None
+
+
+def orientation(data: bytes) -> int:
+    """The EXIF orientation (1..8) of JPEG bytes; 1 (as stored) when absent or malformed."""
+    found = _ifd0(data)
+    if found is None or _ORIENTATION not in found[2]:
+        return 1
+    _, endian, ifd0 = found
+    (value,) = struct.unpack(endian + "H", ifd0[_ORIENTATION][2][:2])
+    return value if 1 <= value <= 8 else 1
+
+
+def capture_time(data: bytes) -> datetime | None:
+    """The moment a JPEG was taken (EXIF DateTimeOriginal), or None when it does not say.
+
+    ``data`` needs only the file's first ``HEADER_BYTES``.
+    """
+    found = _ifd0(data)
+    if found is None:
+        return None
+    tiff, endian, ifd0 = found
+    try:
+        pointer = ifd0.get(_EXIF_IFD_POINTER)
         if pointer is None:
             return None
         exif = _ifd(tiff, struct.unpack(endian + "I", pointer[2])[0], endian)

@@ -64,7 +64,7 @@ def as_bgr(image: np.ndarray, name: str = "image") -> np.ndarray:
     return np.ascontiguousarray(image)
 
 
-def _header_size(data: bytes) -> tuple[int, int] | None:
+def header_size(data: bytes) -> tuple[int, int] | None:
     """Width and height from a PNG or JPEG header without decoding the pixels."""
     if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
         return struct.unpack(">II", data[16:24])
@@ -84,33 +84,6 @@ def _header_size(data: bytes) -> tuple[int, int] | None:
                 return width, height
             i += 2 + length
     return None
-
-
-def exif_orientation(data: bytes) -> int:
-    """The EXIF orientation tag (1..8) of JPEG bytes; 1 when absent."""
-    if data[:2] != b"\xff\xd8":
-        return 1
-    i = 2
-    while i + 4 < len(data) and data[i] == 0xFF:
-        marker, length = data[i + 1], struct.unpack(">H", data[i + 2 : i + 4])[0]
-        if marker == 0xE1 and data[i + 4 : i + 10] == b"Exif\x00\x00":
-            tiff = data[i + 10 : i + 2 + length]
-            endian = "<" if tiff[:2] == b"II" else ">"
-            try:
-                offset = struct.unpack(endian + "I", tiff[4:8])[0]
-                count = struct.unpack(endian + "H", tiff[offset : offset + 2])[0]
-                for k in range(count):
-                    entry = tiff[offset + 2 + 12 * k : offset + 14 + 12 * k]
-                    if struct.unpack(endian + "H", entry[:2])[0] == 0x0112:
-                        value = struct.unpack(endian + "H", entry[8:10])[0]
-                        return value if 1 <= value <= 8 else 1
-            except struct.error:
-                return 1
-            return 1
-        if marker == 0xDA:
-            break
-        i += 2 + length
-    return 1
 
 
 def orient_points(points: np.ndarray, orientation: int, stored_size: tuple[int, int]) -> np.ndarray:
@@ -139,7 +112,7 @@ def decode(data: bytes, source: str = "image") -> Photo:
         raise ImageError(f"{source}: the file is empty")
     if _truncated(data):
         raise ImageError(f"{source}: the file is truncated (an incomplete download or copy?)")
-    header = _header_size(data)
+    header = header_size(data)
     reduction = 1
     if header is not None:
         width, height = header
