@@ -40,7 +40,7 @@ from vision.segment_check import edge_support, inspect
 from vision.segment_fit import fit_quad, snap_sides
 from vision.segment_symbols import (
     SYMBOL_TO_WIDTH,
-    card_from_group,
+    card_hypotheses,
     find_blobs,
     group_blobs,
     ink_strength,
@@ -83,6 +83,15 @@ class _Candidate:
     occluded: bool = False
     source: str = ""
     symbols: np.ndarray | None = None  # centres of the symbols a card was found from
+    cost: float = 0.0  # how well it fits the symbols it was found from (lower: better)
+    #: its symbols are more than one, or one clearly coloured and shaped like a symbol (not a
+    #: shadow): the card may be given second chances
+    trusted: bool = True
+    box: tuple[float, float, float, float] = field(init=False)  # x0, y0, x1, y1
+
+    def __post_init__(self) -> None:
+        (x0, y0), (x1, y1) = self.corners.min(axis=0).tolist(), self.corners.max(axis=0).tolist()
+        self.box = (x0, y0, x1, y1)
 
 
 @dataclass
@@ -212,10 +221,35 @@ def _dedupe(candidates: list[_Candidate]) -> list[_Candidate]:
     return out
 
 
-def _verified(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
-    """Candidates whose content is a card's, with their edge support measured."""
+def _verified(
+    view: _View,
+    candidates: list[_Candidate],
+    covers: list[_Candidate] | None = None,
+    second: bool = False,
+) -> list[_Candidate]:
+    """Candidates whose content is a card's, with their edge support measured.
+
+    With ``covers`` (cards found already), a candidate that fails may lie under some of them or
+    of the candidates that pass: it is checked again with the parts those cover left out, and
+    kept as occluded if it then passes (the ink at its edge was the covering card's). Such
+    second chances, and all candidates when ``second``, must show evenly lit paper (no patch
+    of table taken for paper).
+    """
     candidates = _dedupe(candidates)
-    checks = inspect(view.image, [c.corners for c in candidates])
+    checks = inspect(view.image, [c.corners for c in candidates], even=second)
+    if covers is not None:
+        covers = covers + [c for c, check in zip(candidates, checks) if check.ok]
+        again = {
+            k: _covering(view, c, covers) for k, c in enumerate(candidates) if not checks[k].ok
+        }
+        again = {k: polygons for k, polygons in again.items() if polygons is not None}
+        retried = inspect(
+            view.image, [candidates[k].corners for k in again], list(again.values()), even=True
+        )
+        for k, check in zip(again, retried):
+            if check.ok:
+                checks[k] = check
+                candidates[k].occluded = True
     kept = [c for c, check in zip(candidates, checks) if check.ok]
     for c, check in zip(candidates, checks):
         c.paper_chroma, c.paper_light = check.paper_chroma, check.paper_light
@@ -227,8 +261,54 @@ def _verified(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
     return kept
 
 
+def _covering(view: _View, candidate: _Candidate, covers: list[_Candidate]) -> np.ndarray | None:
+    """Quads of the cards that may lie over part of a candidate (a little enlarged, to take in
+    their edges and shadows), or None when none does.
+
+    Also None when they would hide its symbols or most of it, when its one symbol may be a
+    shadow (grey, or thin), when the image border cuts it too (too little would be
+    left to judge), or when the margin left uncovered is not paper (a patch of table between
+    cards).
+    """
+    if not candidate.trusted or _touches(candidate.corners, view.size, 1.0):
+        return None
+    polygons = []
+    for o in covers:
+        inter = _overlap(candidate, o)
+        if inter < 0.02 * candidate.quad_area:
+            continue
+        if candidate.symbols is not None and _inside(candidate.symbols, o.corners).any():
+            return None
+        centre = o.corners.mean(axis=0)
+        polygons.append(centre + 1.04 * (o.corners - centre))
+    if not polygons:
+        return None
+    if sum(_overlap(candidate, o) for o in covers) > 0.5 * candidate.quad_area:
+        return None
+    x, y, w, h = cv2.boundingRect(np.rint(candidate.corners).astype(np.int32))
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, view.size[0]), min(y + h, view.size[1])
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return None
+    offset = np.float32([x0, y0])
+    margin = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    centre = candidate.corners.mean(axis=0)
+    cv2.fillConvexPoly(margin, np.rint(candidate.corners - offset).astype(np.int32), 1)
+    inner = centre + 0.75 * (candidate.corners - centre)
+    cv2.fillConvexPoly(margin, np.rint(inner - offset).astype(np.int32), 0)
+    for polygon in polygons:
+        cv2.fillConvexPoly(margin, np.rint(polygon - offset).astype(np.int32), 0)
+    seen = margin.astype(bool)
+    if seen.sum() < 20 or view.low[y0:y1, x0:x1][seen].mean() < 0.7:
+        return None
+    return np.array(polygons, np.float32)
+
+
 def _overlap(a: _Candidate, b: _Candidate) -> float:
     """Area common to two candidates' (convex) quads."""
+    (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a.box, b.box
+    if ax0 >= bx1 or bx0 >= ax1 or ay0 >= by1 or by0 >= ay1:
+        return 0.0
     return float(cv2.intersectConvexConvex(a.corners, b.corners)[0])
 
 
@@ -417,7 +497,7 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
     width = float(np.median([_width(c.corners) for c in cards])) if cards else max(view.size) / 10
     strength, excess = ink_strength(view.light, view.chroma, view.low, max(9, int(0.2 * width)))
     blobs = find_blobs(
-        strength, excess, view.lab[..., 1], view.lab[..., 2], 12, 0.3 * max(view.size)
+        strength, excess, view.lab[..., 1], view.lab[..., 2], 12, 0.3 * max(view.size), view.low
     )
     grad_x, grad_y = view.grads()
     groups = group_blobs(blobs)
@@ -430,26 +510,62 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
     crowded = {k for k in range(len(cards)) if sum(k in h for h in homes) >= 2}
     # symbols the size of those on the cards already found (within what perspective allows)
     expected = SYMBOL_TO_WIDTH * width if len(cards) >= 3 else 0.0
-    found = []
+    found: list[list[_Candidate | None]] = []  # per group, its hypotheses (likeliest first)
     for group, home in zip(groups, homes):
         centres = np.array([b.centre for b in group])
         if home and not crowded.intersection(home):
             continue
         if expected and not 0.5 * expected < group[0].length < 1.8 * expected:
             continue
-        fitted = card_from_group(group, grad_x, grad_y)
-        if fitted is None:  # faint edges (white on white): look again for weaker ones
-            fitted = card_from_group(group, grad_x, grad_y, strong=3.0)
-        if fitted is None:
-            continue
-        if len(group) == 1 and fitted[1] <= 2 and group[0].excess < 4:
-            continue  # one grey blob and little of a card around it: a shadow, most likely
-        quad = order_corners(fitted[0])
-        area = float(cv2.contourArea(quad))
-        found.append(
-            _Candidate(quad, area, area, False, source=f"symbols{fitted[1]}", symbols=centres)
-        )
-    return _verified(view, found)
+        primary, others = card_hypotheses(group, grad_x, grad_y)
+        if primary is None:  # faint edges (white on white): look again for weaker ones
+            primary = card_hypotheses(group, grad_x, grad_y, strong=3.0)[0]
+        options: list[_Candidate | None] = []
+        for hypothesis in [primary, *others]:
+            quad, seen, cost = hypothesis if hypothesis is not None else (None, 0, 0.0)
+            if quad is None or (len(group) == 1 and seen <= 2 and group[0].excess < 4):
+                options.append(None)  # one grey blob and little of a card around it: a shadow
+                continue
+            quad = order_corners(quad)
+            area = float(cv2.contourArea(quad))
+            options.append(
+                _Candidate(
+                    quad,
+                    area,
+                    area,
+                    False,
+                    source=f"symbols{seen}",
+                    symbols=centres,
+                    cost=cost,
+                    trusted=len(group) > 1
+                    or (group[0].excess >= 4 and group[0].thickness >= 0.36 * group[0].length),
+                )
+            )
+        found.append(options)
+    kept = _verified(view, [options[0] for options in found if options[0] is not None], cards)
+    # where the most likely quad is no card and the photo's cards tell their size, the other
+    # hypotheses (a neighbour's edge was taken for the card's) are checked, the likeliest
+    # passing one kept
+    sizes = [c.quad_area for c in cards + kept]
+    typical = float(np.median(sizes)) if len(sizes) >= 3 else 0.0
+    held = {id(c) for c in kept}
+    again = [
+        [
+            c
+            for c in options[1:]
+            if c is not None
+            and c.trusted
+            and 0.5 * typical < c.quad_area < 2 * typical
+            and not _touches(c.corners, view.size, 1.0)
+        ]
+        for options in found
+        if typical and id(options[0]) not in held
+    ]
+    tried = [c for options in again for c in options]
+    passed = {id(c) for c in _verified(view, tried, cards + kept, second=True)}
+    for options in again:
+        kept += [c for c in options if id(c) in passed][:1]
+    return kept
 
 
 def _long_side(quad: np.ndarray, card: _Candidate) -> int:

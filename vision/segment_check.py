@@ -18,7 +18,12 @@ from vision.geometry import aspect_ratio, long_side_first
 
 #: Patch size (landscape: the card's length runs along x), and the table kept around it.
 PATCH_W, PATCH_H, PAD = 72, 48, 6
-_SLOT_W, _SLOT_H = PATCH_W + 2 * PAD, PATCH_H + 2 * PAD
+#: Patches are stacked in y with this much more of their surroundings above and below, so
+#: that no filter (the widest reaches 14 pixels) carries one patch's content into the next.
+_TOP = PAD + 8
+_SLOT_W, _SLOT_H = PATCH_W + 2 * PAD, PATCH_H + 2 * _TOP
+#: With ``even``, a card's paper may hold at most this share far darker than the rest.
+UNEVEN = 0.1
 #: Margins (in patch pixels): symbols keep clear of the outer band; the ring is the margin.
 _MARGIN, _EDGE = 6, 2
 
@@ -35,17 +40,20 @@ class Inspection:
     upright: float = 0.0  # height over width of the tallest symbol: above 1 when standing
 
 
-def _strip(image: np.ndarray, quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def _strip(
+    image: np.ndarray, quads: list[np.ndarray], hidden: list[np.ndarray | None]
+) -> tuple[np.ndarray, np.ndarray]:
     """All quads warped into patches with a border of surroundings, stacked in y (side 0-1 of
     each quad along the patch's length).
 
-    Returns the strip and, per quad, whether part of it lies outside the image. That part is
-    painted with the card's paper colour, so that a card cut by the border looks like a card
-    with a blank strip rather than one with smeared edges.
+    Returns the strip and, per quad, whether part of it lies outside the image. That part, and
+    the part under the quad's ``hidden`` convex polygons (other cards lying over it), is painted
+    with the card's paper colour, so that a card cut by the border or covered looks like a card
+    with a blank part rather than one with smeared edges or another card's symbols.
     """
     strip = np.empty((len(quads), _SLOT_H, _SLOT_W, 3), np.uint8)
     target = np.float32(
-        [[PAD, PAD], [PAD + PATCH_W, PAD], [PAD + PATCH_W, PAD + PATCH_H], [PAD, PAD + PATCH_H]]
+        [[PAD, _TOP], [PAD + PATCH_W, _TOP], [PAD + PATCH_W, _TOP + PATCH_H], [PAD, _TOP + PATCH_H]]
     )
     height, width = image.shape[:2]
     cut = np.zeros(len(quads), bool)
@@ -60,25 +68,38 @@ def _strip(image: np.ndarray, quads: list[np.ndarray]) -> tuple[np.ndarray, np.n
             flags=cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         )
-        if (quad < 0).any() or (quad[:, 0] > width - 1).any() or (quad[:, 1] > height - 1).any():
-            if grid is None:
-                ys, xs = np.mgrid[0:_SLOT_H, 0:_SLOT_W]
-                grid = np.stack([xs, ys], axis=-1).reshape(-1, 1, 2).astype(np.float32)
-            back = cv2.perspectiveTransform(grid, np.linalg.inv(matrix)).reshape(
-                _SLOT_H, _SLOT_W, 2
-            )
-            outside = (
-                (back[..., 0] < 0)
-                | (back[..., 1] < 0)
-                | (back[..., 0] > width - 1)
-                | (back[..., 1] > height - 1)
-            )
-            if outside.any():
-                cut[k] = True
-                seen = strip[k][~outside]
-                bright = seen[seen.sum(axis=1) >= np.median(seen.sum(axis=1))]
-                strip[k][outside] = np.median(bright, axis=0).astype(np.uint8)
+        beyond = (
+            (quad < 0).any() or (quad[:, 0] > width - 1).any() or (quad[:, 1] > height - 1).any()
+        )
+        if not beyond and hidden[k] is None:
+            continue
+        if grid is None:
+            ys, xs = np.mgrid[0:_SLOT_H, 0:_SLOT_W]
+            grid = np.stack([xs, ys], axis=-1).reshape(-1, 1, 2).astype(np.float32)
+        back = cv2.perspectiveTransform(grid, np.linalg.inv(matrix)).reshape(_SLOT_H, _SLOT_W, 2)
+        outside = (
+            (back[..., 0] < 0)
+            | (back[..., 1] < 0)
+            | (back[..., 0] > width - 1)
+            | (back[..., 1] > height - 1)
+        )
+        cut[k] = bool(outside.any())
+        if hidden[k] is not None:
+            for polygon in hidden[k]:
+                outside |= inside_convex(back.reshape(-1, 2), polygon).reshape(_SLOT_H, _SLOT_W)
+        if outside.any():
+            seen = strip[k][~outside]
+            bright = seen[seen.sum(axis=1) >= np.median(seen.sum(axis=1))]
+            strip[k][outside] = np.median(bright, axis=0).astype(np.uint8)
     return strip.reshape(len(quads) * _SLOT_H, _SLOT_W, 3), cut
+
+
+def inside_convex(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
+    """Which points (N, 2) lie inside a convex polygon (M, 2), either winding."""
+    edges = np.roll(polygon, -1, axis=0) - polygon
+    rel = points[:, None, :] - polygon[None, :, :]
+    cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
+    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
 
 
 def _otsu(values: np.ndarray) -> np.ndarray:
@@ -123,33 +144,45 @@ def _dividers(valley: np.ndarray) -> np.ndarray:
     return found
 
 
-def inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
+def inspect(
+    image: np.ndarray,
+    quads: list[np.ndarray],
+    hidden: list[np.ndarray | None] | None = None,
+    even: bool = False,
+) -> list[Inspection]:
     """Check each quad (corners in ``image`` pixels) for a card; one Inspection per quad.
 
     A card is normally laid out along its longer side in the image; a nearly square quad (a
-    card seen at a slant along its length) is also tried turned by a quarter.
+    card seen at a slant along its length) is also tried turned by a quarter. ``hidden``: per
+    quad, None or convex polygons (M, 4, 2) lying over it (other cards), left out of the check.
+    ``even``: the paper must also be evenly lit (a stricter check, for unlikelier quads).
     """
     firsts = [long_side_first(np.asarray(quad, np.float32)) for quad in quads]
-    out = _inspect(image, firsts)
+    hidden = hidden if hidden is not None else [None] * len(quads)
+    out = _inspect(image, firsts, hidden, even)
     # a nearly square quad whose symbols do not clearly stand may be a card turned a quarter
     again = [
         k
         for k, first in enumerate(firsts)
         if aspect_ratio(first) < 1.4 and (not out[k].ok or out[k].upright < 1.5)
     ]
-    turned = _inspect(image, [firsts[k][[1, 2, 3, 0]] for k in again])
+    turned = _inspect(
+        image, [firsts[k][[1, 2, 3, 0]] for k in again], [hidden[k] for k in again], even
+    )
     for k, result in zip(again, turned):
         if result.ok and (not out[k].ok or result.upright > out[k].upright):
             out[k] = replace(result, turned=True)
     return out
 
 
-def _inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
+def _inspect(
+    image: np.ndarray, quads: list[np.ndarray], hidden: list[np.ndarray | None], even: bool
+) -> list[Inspection]:
     """Check quads whose side 0-1 is the card's length (see ``inspect``)."""
     if not quads:
         return []
     n = len(quads)
-    strip, cut = _strip(image, quads)
+    strip, cut = _strip(image, quads, hidden)
     lab = cv2.cvtColor(strip, cv2.COLOR_BGR2LAB)
     light_strip = lab[..., 0]
     a_strip = lab[..., 1].astype(np.float32) - 128
@@ -160,7 +193,7 @@ def _inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
     valley_strip = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((5, 5), np.uint8))
 
     def core(a: np.ndarray) -> np.ndarray:
-        return a.reshape(n, _SLOT_H, _SLOT_W)[:, PAD : PAD + PATCH_H, PAD : PAD + PATCH_W]
+        return a.reshape(n, _SLOT_H, _SLOT_W)[:, _TOP : _TOP + PATCH_H, PAD : PAD + PATCH_W]
 
     light = core(light_strip).astype(np.float32)
     chroma = core(chroma_strip)
@@ -201,10 +234,17 @@ def _inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
     paper_light = (light * paper).sum(axis=(1, 2)) / paper_count
     paper_chroma_in = (chroma * paper).sum(axis=(1, 2)) / paper_count
     dark_ring = (light[:, ring] < 0.5 * paper_light[:, None]).mean(axis=1)
+    dark_paper = np.zeros(n)
+    if even:  # much of the paper far darker than its brightest part: table taken for paper
+        values = np.where(paper, light, -1.0).reshape(n, -1)
+        rank = values.shape[1] - 1 - (paper_count * 0.1).astype(int)
+        brightest = np.array([np.partition(v, r)[r] for v, r in zip(values, rank)])
+        dark = (light < 0.6 * brightest[:, None, None]) & paper
+        dark_paper = dark.sum(axis=(1, 2)) / paper_count
 
     # the tallest ink blob of each patch: a symbol, standing across the card
     blobs = np.zeros((n, _SLOT_H, _SLOT_W), np.uint8)
-    blobs[:, PAD : PAD + PATCH_H, PAD : PAD + PATCH_W] = ink & inner
+    blobs[:, _TOP : _TOP + PATCH_H, PAD : PAD + PATCH_W] = ink & inner
     blobs = cv2.dilate(blobs.reshape(n * _SLOT_H, _SLOT_W), np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(blobs, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     tall = np.full(n, -1)
@@ -216,7 +256,7 @@ def _inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
             continue
         slot = y // _SLOT_H
         if h > tall[slot]:
-            tall[slot], top[slot], wide[slot] = h, y - slot * _SLOT_H - PAD, w
+            tall[slot], top[slot], wide[slot] = h, y - slot * _SLOT_H - _TOP, w
     divider = _dividers(core(valley_strip))
 
     out = []
@@ -241,6 +281,8 @@ def _inspect(image: np.ndarray, quads: list[np.ndarray]) -> list[Inspection]:
             reason = "symbol lying"  # half a card, or two cards side by side
         elif divider[k]:
             reason = "divider"
+        elif dark_paper[k] > UNEVEN:
+            reason = "uneven paper"
         else:
             upright = float(h / max(wide[k], 1))
             out.append(

@@ -25,8 +25,9 @@ SYMBOL_SHAPE = 0.49
 INK = 18.0
 #: Symbols are coloured: their chroma exceeds the paper's around them by at least this much.
 MIN_COLOUR = 0.0
-#: A side counts as seen when this share of points along it steps in lightness.
-SEEN = 0.5
+#: A side counts as seen when this share of points along it steps in lightness; fainter edges,
+#: down to LOW, are weighed as evidence only when the first guess fails.
+SEEN, LOW = 0.5, 0.35
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Blob:
     thickness: float  # extent across it
     colour: np.ndarray  # mean Lab a, b
     excess: float  # mean chroma above the paper around it
+    on_paper: float = 1.0  # share of paper in a thin ring around it
 
 
 def ink_strength(
@@ -65,13 +67,25 @@ def find_blobs(
     b_chan: np.ndarray,
     min_area: int,
     max_length: float,
+    paper: np.ndarray | None = None,
 ) -> list[Blob]:
-    """Connected ink blobs with their principal axis and extents (vectorised over blobs)."""
+    """Connected ink blobs with their principal axis and extents (vectorised over blobs).
+
+    With a ``paper`` mask, each blob's ``on_paper`` tells how much of a thin ring around it is
+    paper: a symbol is printed on a card, while a patch of table seen between cards is not.
+    """
     ink = (strength > INK).astype(np.uint8)
     ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     n, labels = cv2.connectedComponents(ink)
     if n <= 1:
         return []
+    on_paper = np.ones(n)
+    if paper is not None:
+        grown = cv2.dilate(labels.astype(np.float32), np.ones((5, 5), np.uint8))
+        ring = (labels == 0) & (grown > 0)
+        owner = grown[ring].astype(np.int64)
+        counts = np.bincount(owner, minlength=n)
+        on_paper = np.bincount(owner, weights=paper[ring] > 0, minlength=n) / np.maximum(counts, 1)
     keep = np.bincount(labels.ravel(), minlength=n) >= min_area
     keep[0] = False
     if not keep.any():
@@ -109,6 +123,7 @@ def find_blobs(
             float(c_hi[i] - c_lo[i] + 1),
             np.array([ca[i], cb[i]]),
             float(ex[i]),
+            float(on_paper[lab[starts[i]]]),
         )
         for i in range(len(starts))
         if size[i] <= max_length
@@ -116,8 +131,13 @@ def find_blobs(
 
 
 def group_blobs(blobs: list[Blob]) -> list[list[Blob]]:
-    """Blobs that look like the 1-3 symbols of one card: alike, parallel, stacked side by side."""
-    cand = [b for b in blobs if 0.25 <= b.thickness / b.length <= 0.8 and b.excess >= MIN_COLOUR]
+    """Blobs that look like the 1-3 symbols of one card: alike, parallel, stacked side by side,
+    and lying on paper."""
+    cand = [
+        b
+        for b in blobs
+        if 0.25 <= b.thickness / b.length <= 0.8 and b.excess >= MIN_COLOUR and b.on_paper >= 0.4
+    ]
     n = len(cand)
     if n == 0:
         return []
@@ -211,7 +231,10 @@ def _line_scores(
     return score * (valid >= 0.6 * samples)
 
 
-def _side_search(
+Edge = tuple[float, float, float]  # distance from the centre, angle (radians), score
+
+
+def _side_candidates(
     grad_x: np.ndarray,
     grad_y: np.ndarray,
     centre: np.ndarray,
@@ -219,42 +242,96 @@ def _side_search(
     reach: tuple[float, float],
     half: float,
     strong: float,
-) -> tuple[float, float, float]:
-    """The first straight edge out from the centre, near-parallel to a side.
+) -> tuple[Edge, list[Edge]]:
+    """Straight edges out from the centre, near-parallel to a side.
 
-    Returns (distance, angle in radians, score): a coarse search over distances and angles
-    (within 10 degrees), then a finer one around the edge chosen.
+    A coarse search over distances and angles (within 10 degrees), then a finer one around each
+    edge chosen. Returns the first clear edge (a neighbour's edge lies further out), or the
+    strongest when none is clear; and the two strongest other edges, nearest first, however
+    faint (down to ``LOW``).
     """
     d_min, d_max = reach
     dist = np.linspace(d_min, d_max, max(3, int(round(d_max - d_min)) + 1))
     angles = np.radians(np.arange(-10, 10.1, 2.5))
     score = _line_scores(grad_x, grad_y, centre, normal, dist, angles, half, 11, strong)
     best = score.max(axis=1)
-    pick = int(np.argmax(best))
     top = best.max()
-    for i in range(len(best)):  # the first clear edge: a neighbour's edge lies further out
-        if (
-            best[i] >= max(SEEN, 0.7 * top)
-            and best[i] >= best[max(0, i - 1)]
-            and best[i] >= best[min(len(best) - 1, i + 1)]
-        ):
-            pick = i
-            break
-    fine_dist = dist[pick] + np.array([-0.5, 0.0, 0.5])
-    fine_angles = angles[int(np.argmax(score[pick]))] + np.radians([-1.25, 0.0, 1.25])
-    fine = _line_scores(grad_x, grad_y, centre, normal, fine_dist, fine_angles, half, 15, strong)
-    i, k = np.unravel_index(int(np.argmax(fine)), fine.shape)
-    return float(fine_dist[i]), float(fine_angles[k]), float(fine[i, k])
+    last = len(best) - 1
+    peaks = [
+        i
+        for i in range(len(best))
+        if best[i] >= LOW and best[i] >= best[max(0, i - 1)] and best[i] >= best[min(last, i + 1)]
+    ]
+    clear = [i for i in peaks if best[i] >= max(SEEN, 0.7 * top)]
+    pick = clear[0] if clear else int(np.argmax(best))
+    others: list[int] = []
+    for i in sorted(peaks, key=lambda i: -best[i]):  # the strongest, one per plateau
+        if abs(i - pick) > 2 and all(abs(i - j) > 2 for j in others):
+            others.append(i)
+    others = sorted(others[:2])
+
+    def refine(i: int) -> Edge:
+        fine_dist = dist[i] + np.array([-0.5, 0.0, 0.5])
+        fine_angles = angles[int(np.argmax(score[i]))] + np.radians([-1.25, 0.0, 1.25])
+        fine = _line_scores(
+            grad_x, grad_y, centre, normal, fine_dist, fine_angles, half, 15, strong
+        )
+        a, k = np.unravel_index(int(np.argmax(fine)), fine.shape)
+        return float(fine_dist[a]), float(fine_angles[k]), float(fine[a, k])
+
+    return refine(pick), [refine(i) for i in others]
 
 
-def card_from_group(
+def _pair_options(
+    near: list[Edge], far: list[Edge], expect: float, spread: float
+) -> list[tuple[float, tuple[float, float], tuple[float, float], float]]:
+    """Ways to place two opposite sides, best first: (cost, side, opposite side, evidence).
+
+    Each side is an edge found or, unseen, the mirror of the other (symbols are centred on the
+    card); neither seen, both lie where the symbols predict. The evidence is the edges' scores.
+    The cost rewards clear edges and penalises sides placed unevenly about the symbols, out of
+    parallel, or at a distance far from the prediction (``spread``: how far, as a log ratio, it
+    may plausibly be).
+    """
+    options = [(0.0, (expect, 0.0), (expect, 0.0), 0.0)]
+    for ia, a in enumerate([*near, None]):
+        for ib, b in enumerate([*far, None]):
+            if a is None and b is None:
+                continue
+            first, second = a if a is not None else b, b if b is not None else a
+            d1, d2 = first[0], second[0]
+            if abs(d1 - d2) > 0.25 * min(d1, d2):
+                continue  # symbols are centred: opposite sides lie at about the same distance
+            size = abs(float(np.log((d1 + d2) / (2 * expect)))) / spread
+            if size > 1:
+                continue
+            evidence = (a[2] if a is not None else 0) + (b[2] if b is not None else 0)
+            cost = (
+                -evidence
+                + 0.5 * size
+                + abs(d1 - d2) / min(d1, d2)
+                + abs(np.degrees(first[1] - second[1])) / 20
+                + 0.15 * (ia + ib)  # an edge beyond a clear nearer one: less likely
+            )
+            options.append((cost, first[:2], second[:2], evidence))
+    return sorted(options, key=lambda o: o[0])
+
+
+Hypothesis = tuple[np.ndarray, int, float]  # corners, sides seen, cost (lower: likelier)
+
+
+def card_hypotheses(
     group: list[Blob], grad_x: np.ndarray, grad_y: np.ndarray, strong: float = 4.0
-) -> tuple[np.ndarray, int] | None:
-    """A card quadrilateral around a symbol group, and how many of its sides were seen.
+) -> tuple[Hypothesis | None, list[Hypothesis]]:
+    """Card quadrilaterals around a symbol group: the most likely one (or None), and others.
 
     The card's short sides run along the symbols' axis; its long sides along the line through
     the symbols (seen at a slant, a card is a parallelogram rather than a rectangle). A side is
-    an edge stepping by ``strong`` lightness units per pixel or more.
+    an edge stepping by ``strong`` lightness units per pixel or more. The first quad takes the
+    first clear edge out from the symbols on each side (a side unseen, or placed much further
+    from the symbols than its opposite, is the mirror of that one). Up to three others, for
+    when the content check rejects it (a neighbour's edge taken for the card's), place each pair
+    of opposite sides by ``_pair_options``, best first. At least two sides must be seen.
     """
     centres = np.array([b.centre for b in group])
     centre = centres.mean(axis=0)
@@ -283,42 +360,67 @@ def card_from_group(
     reach_v = max(float(abs((b.centre - centre) @ n_short)) + b.thickness / 2 for b in group)
     normals = (n_long, n_short, -n_long, -n_short)
     expect = (across_scale * width / 2, card_length / 2)
-    sides = []
+    firsts, others = [], []
     for k, normal in enumerate(normals):
         near = across_scale * (length / 2 + 0.06 * width) if k % 2 == 0 else reach_v + 0.08 * width
         far = max(near + 2, 1.4 * expect[k % 2])
         half = card_length / 2 if k % 2 == 0 else width / 2
-        sides.append(_side_search(grad_x, grad_y, centre, normal, (near, far), half, strong))
-    seen = [s[2] >= SEEN for s in sides]
+        first, more = _side_candidates(grad_x, grad_y, centre, normal, (near, far), half, strong)
+        firsts.append(first)
+        others.append(more)
+
+    def quad(sides: list[tuple[float, float]]) -> np.ndarray | None:
+        lines = []
+        for k, normal in enumerate(normals):
+            dist, angle = sides[k]
+            cos, sin = np.cos(angle), np.sin(angle)
+            turned = np.array(
+                [normal[0] * cos - normal[1] * sin, normal[0] * sin + normal[1] * cos]
+            )
+            lines.append((turned, dist))
+        across = (lines[0][1] + lines[2][1]) / across_scale
+        along = lines[1][1] + lines[3][1]
+        ratio = along / across  # the card's proportions, as foreshortened like its symbols
+        if not (0.55 < length / across < 0.88 and 0.75 < ratio / (CARD_RATIO * squash) < 1.35):
+            return None
+        corners = []
+        for k in range(4):
+            (n1, d1), (n2, d2) = lines[k - 1], lines[k]
+            m = np.array([n1, n2])
+            if abs(np.linalg.det(m)) < 0.2:
+                return None
+            corners.append(centre + np.linalg.solve(m, np.array([d1, d2])))
+        return np.array(corners, np.float32)
+
+    primary = None
+    seen = [s[2] >= SEEN for s in firsts]
     for k in (0, 1):  # symbols are centred: opposite sides lie at about the same distance
-        a, b = sides[k], sides[k + 2]
+        a, b = firsts[k], firsts[k + 2]
         if seen[k] and seen[k + 2] and abs(a[0] - b[0]) > 0.2 * min(a[0], b[0]):
             seen[k if abs(a[0] - expect[k]) > abs(b[0] - expect[k]) else k + 2] = False
     pairs = [seen[0] or seen[2], seen[1] or seen[3]]
-    if not any(pairs) or (not all(pairs) and sum(seen) < 2):
-        return None  # a pair of sides unseen: predicted from the symbols if the other is clear
-    lines = []
-    for k, normal in enumerate(normals):
-        if seen[k]:
-            dist, angle, _ = sides[k]
-        elif seen[(k + 2) % 4]:
-            dist, angle, _ = sides[(k + 2) % 4]  # mirrored from the opposite side
-        else:
-            dist, angle = expect[k % 2], 0.0
-        cos, sin = np.cos(angle), np.sin(angle)
-        lines.append(
-            (np.array([normal[0] * cos - normal[1] * sin, normal[0] * sin + normal[1] * cos]), dist)
-        )
-    across = (lines[0][1] + lines[2][1]) / across_scale
-    along = lines[1][1] + lines[3][1]
-    ratio = along / across  # the card's proportions, as foreshortened like its symbols
-    if not (0.55 < length / across < 0.88 and 0.75 < ratio / (CARD_RATIO * squash) < 1.35):
-        return None
-    corners = []
-    for k in range(4):
-        (n1, d1), (n2, d2) = lines[k - 1], lines[k]
-        m = np.array([n1, n2])
-        if abs(np.linalg.det(m)) < 0.2:
-            return None
-        corners.append(centre + np.linalg.solve(m, np.array([d1, d2])))
-    return np.array(corners, np.float32), int(sum(seen))
+    if any(pairs) and (all(pairs) or sum(seen) >= 2):
+        sides = []
+        for k in range(4):
+            opposite = (k + 2) % 4
+            side = firsts[k] if seen[k] else firsts[opposite] if seen[opposite] else None
+            sides.append(side[:2] if side is not None else (expect[k % 2], 0.0))
+        corners = quad(sides)
+        if corners is not None:
+            primary = (corners, int(sum(seen)), 0.0)
+    edges = [[e for e in [firsts[k], *others[k]] if e[2] >= LOW] for k in range(4)]
+    pairs = [
+        _pair_options(edges[0], edges[2], expect[0], 0.25)[:3],
+        _pair_options(edges[1], edges[3], expect[1], 0.35)[:3],
+    ]
+    alternatives = []
+    for cost_a, side_0, side_2, evidence_a in pairs[0]:
+        for cost_b, side_1, side_3, evidence_b in pairs[1]:
+            if evidence_a + evidence_b < 1.5:
+                continue  # too little of the card's outline shows
+            corners = quad([side_0, side_1, side_2, side_3])
+            if corners is None or (primary and np.abs(corners - primary[0]).max() < 2):
+                continue
+            seen = round(evidence_a + evidence_b)
+            alternatives.append((corners, seen, 1.0 + cost_a + cost_b))
+    return primary, sorted(alternatives, key=lambda h: h[2])[:3]
