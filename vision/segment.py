@@ -194,7 +194,8 @@ def _regions(
 
 
 def _cut_masks(view: _View, roi: tuple[int, int, int, int]) -> Iterator[tuple[str, np.ndarray]]:
-    """Binarisations of an area at several levels, cut along thin dark lines or image edges."""
+    """Binarisations of an area at several levels, cut along thin dark lines or image edges,
+    and the paper split where cards touch."""
     x, y, w, h = roi
     score = view.score[y : y + h, x : x + w]
     grey = cv2.GaussianBlur(view.light[y : y + h, x : x + w], (5, 5), 0)
@@ -202,7 +203,9 @@ def _cut_masks(view: _View, roi: tuple[int, int, int, int]) -> Iterator[tuple[st
     levels = np.linspace(low, high, 6)[1:-1]
     grow = np.ones((3, 3), np.uint8)
     valley = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((7, 7), np.uint8))
-    yield "low-valley", view.low[y : y + h, x : x + w] & (valley < 10).astype(np.uint8)
+    paper = view.low[y : y + h, x : x + w]
+    yield "low-valley", paper & (valley < 10).astype(np.uint8)
+    yield "split", _split(view.image[y : y + h, x : x + w], paper)
     cuts = [("valley", cv2.dilate((valley > 8).astype(np.uint8), grow))]
     for lo, hi in ((10, 30), (20, 60)):
         cuts.append((f"canny{lo}", cv2.dilate(cv2.Canny(grey, lo, hi), grow)))
@@ -210,6 +213,27 @@ def _cut_masks(view: _View, roi: tuple[int, int, int, int]) -> Iterator[tuple[st
         free = cut == 0
         for level in levels:
             yield name, ((score > level) & free).astype(np.uint8)
+
+
+def _split(image: np.ndarray, paper: np.ndarray) -> np.ndarray:
+    """Paper regions split where cards touch at a corner or along a short stretch.
+
+    Cores of the paper (what survives an erosion by a sixth of a card's width, which parts
+    touching cards; the widest paper is about half a card's width from its edge) grow back
+    over the paper by a watershed on the photo, so each card's region ends at the edge between
+    the cards; the watershed lines part the regions.
+    """
+    if paper.all() or not paper.any():
+        return paper  # no edge to grow back to
+    depth = float(cv2.distanceTransform(paper, cv2.DIST_L2, 3).max())
+    radius = max(2, int(round(0.35 * depth)))
+    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+    count, markers = cv2.connectedComponents(cv2.erode(paper, disk))
+    table = cv2.erode(1 - paper, np.ones((3, 3), np.uint8)) > 0
+    markers[table] = count  # the table is a basin of its own
+    cv2.watershed(image, markers)
+    lines = cv2.dilate((markers < 0).astype(np.uint8), np.ones((3, 3), np.uint8))
+    return ((markers > 0) & (markers < count) & (lines == 0)).astype(np.uint8)
 
 
 def _dedupe(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -496,6 +520,14 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
     """Cards found from symbol groups not already inside a card (see ``segment_symbols``)."""
     width = float(np.median([_width(c.corners) for c in cards])) if cards else max(view.size) / 10
     strength, excess = ink_strength(view.light, view.chroma, view.low, max(9, int(0.2 * width)))
+    # ink is printed on paper: the table around and between the cards is none, though thin
+    # dark gaps between touching cards look like ink and would join the symbols near them
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(1 - view.low)
+    wide = stats[:, cv2.CC_STAT_AREA] >= 0.5 * width * width
+    wide[0] = False  # the paper
+    if wide.any():
+        table = cv2.dilate(wide[labels].astype(np.uint8), np.ones((5, 5), np.uint8))
+        strength[table > 0] = 0
     blobs = find_blobs(
         strength, excess, view.lab[..., 1], view.lab[..., 2], 12, 0.3 * max(view.size), view.low
     )

@@ -139,7 +139,19 @@ def sides_of(
 
 
 def quad_from_sides(sides: list[tuple[Line, np.ndarray, np.ndarray]]) -> np.ndarray | None:
-    """Corners from four sides, or from three when the fourth lies beyond the image border."""
+    """Corners from four sides, or from three when the fourth lies beyond the image border.
+
+    Of five or six sides, the four longest are taken: the others cut off corners (another card
+    lying over one, or a cut between touching cards).
+    """
+    if 5 <= len(sides) <= 6:
+        lengths = [float(np.linalg.norm(stop - start)) for _, start, stop in sides]
+        keep = sorted(np.argsort(lengths)[-4:])
+        if min(lengths[k] for k in keep) < 2 * max(
+            lengths[k] for k in range(len(sides)) if k not in keep
+        ):
+            return None  # no clear four sides
+        sides = [sides[k] for k in keep]
     if len(sides) == 4:
         corners = [intersect(sides[i - 1][0], sides[i][0]) for i in range(4)]
         if any(c is None for c in corners):
