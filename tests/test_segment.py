@@ -95,6 +95,45 @@ def test_a_card_cut_by_the_image_border_touches_it(drawn):
     assert np.abs(cut[0].corners_xy - (expected[0] - [85, 0])).max() < 4.0
 
 
+def test_cards_touching_at_a_corner_are_found_apart():
+    image = np.full((360, 480, 3), (45, 40, 38), np.uint8)
+    expected = [
+        _card(image, (150, 120), 100, 0, "green", 2),
+        _card(image, (252, 262), 100, 0, "purple", 1),
+    ]
+    outlines = find_outlines(cv2.GaussianBlur(image, (3, 3), 0))
+    assert len(outlines) == 2
+    for want in expected:
+        got = min(outlines, key=lambda o: np.linalg.norm(o.corners_xy.mean(0) - want.mean(0)))
+        assert np.abs(got.corners_xy - want).max() < 3.0
+
+
+def _length_covered(cover: str) -> tuple[np.ndarray, np.ndarray]:
+    """A three-diamond card whose last diamond lies under another card or a hand: the image,
+    and the card's corners."""
+    image = np.full((400, 480, 3), (45, 40, 38), np.uint8)
+    card = _card(image, (200, 150), 100, 0, "red", 3)
+    if cover == "card":
+        over = _card(image, (200, 222), 100, 90, "purple", 2)
+        cv2.polylines(image, [np.rint(over * 8).astype(np.int32)], True, (150, 150, 150), 2,
+                      cv2.LINE_AA, 3)  # fmt: skip
+    else:  # a hand, coming in from below
+        cv2.rectangle(image, (100, 176), (300, 399), (120, 150, 200), cv2.FILLED)
+    return cv2.GaussianBlur(image, (3, 3), 0), card
+
+
+@pytest.mark.parametrize("cover", ["card", "hand"])
+def test_a_card_with_a_symbol_covered_is_not_taken_for_a_whole_card(cover):
+    image, card = _length_covered(cover)
+    seen = np.array([200.0, 120.0])  # the middle of what shows of the card
+    for outline in find_outlines(image):
+        if cv2.pointPolygonTest(outline.corners_xy.reshape(-1, 1, 2), tuple(seen), False) < 0:
+            continue
+        # the outline describes the whole card, covered end included, and says it is covered
+        assert outline.occluded
+        assert np.abs(outline.corners_xy - card).max() < 10.0
+
+
 @pytest.mark.parametrize("fill", [0, 128, 255])
 def test_blank_images_hold_no_cards(fill):
     assert find_outlines(np.full((480, 640, 3), fill, np.uint8)) == []

@@ -46,6 +46,9 @@ from vision.segment_symbols import (
     ink_strength,
 )
 
+#: A quad holding less than this share of its card's length (judged from the symbols' spacing,
+#: against the photo's other cards) stops where something covers the card.
+SHORT = 0.8
 #: Detection runs on a copy of the photo with this long side.
 WORK_LONG_SIDE = 640
 #: Cards narrower than this (work pixels) are looked for again on a larger copy, up to this size.
@@ -87,6 +90,8 @@ class _Candidate:
     #: its symbols are more than one, or one clearly coloured and shaped like a symbol (not a
     #: shadow): the card may be given second chances
     trusted: bool = True
+    length: float = 0.0  # its card's length in the quad's, from the symbols (0: not known)
+    narrower: int = 0  # the end where the symbols keep the narrower margin (Inspection)
     box: tuple[float, float, float, float] = field(init=False)  # x0, y0, x1, y1
 
     def __post_init__(self) -> None:
@@ -106,6 +111,7 @@ class _View:
     lab: np.ndarray = field(init=False)
     _chroma8: np.ndarray = field(init=False)
     _grads: tuple[np.ndarray, np.ndarray] | None = None
+    _table: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.lab = cv2.cvtColor(self.image, cv2.COLOR_BGR2LAB)
@@ -118,7 +124,8 @@ class _View:
             cv2.addWeighted(self.light, 0.8, self._chroma8, -1.2, 50), (3, 3), 0
         )
         level, self.bright = cv2.threshold(self.score, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-        hist = np.bincount(self.score.ravel(), minlength=256)[: int(level) + 1].cumsum()
+        hist = cv2.calcHist([self.score], [0], None, [256], [0, 256]).ravel()
+        hist = hist[: int(level) + 1].cumsum()
         # the table: the median of what is darker than paper
         table = float(np.searchsorted(hist, hist[-1] / 2)) if hist[-1] else level - 30
         self.low = (self.score > (table + level) / 2).astype(np.uint8)
@@ -130,6 +137,17 @@ class _View:
     @property
     def size(self) -> tuple[int, int]:
         return self.image.shape[1], self.image.shape[0]
+
+    def table_colour(self) -> np.ndarray | None:
+        """The table's median Lab colour (what is not paper), None when it is too little seen."""
+        if self._table is None:
+            rest = self.lab[::4, ::4][self.low[::4, ::4] == 0]
+            self._table = (
+                np.median(rest, axis=0).astype(np.float32)
+                if len(rest) > 0.1 * self.low[::4, ::4].size
+                else np.zeros(0, np.float32)
+            )
+        return self._table if self._table.size else None
 
     def grads(self) -> tuple[np.ndarray, np.ndarray]:
         """Lightness gradients (per pixel, after a light blur)."""
@@ -165,7 +183,7 @@ def _card_shaped(
     fitted = fit_quad(contour, view.size, precise=False)
     if fitted is None:
         return None
-    quad, cut = fitted
+    quad, cut, cornered = fitted
     width, height = view.size
     frame = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
     visible = cv2.intersectConvexConvex(quad, frame)[0] if cut else cv2.contourArea(quad)
@@ -174,7 +192,8 @@ def _card_shaped(
     angles = interior_angles(quad)
     if not aspect_ratio(quad) < 2.6 or angles.min() < 50 or angles.max() > 130:
         return None
-    return _Candidate(quad, area, float(visible), True, cut, source=source)
+    # a corner cut off: another card or an object lies over it
+    return _Candidate(quad, area, float(visible), True, cut, occluded=cornered, source=source)
 
 
 def _regions(
@@ -278,11 +297,78 @@ def _verified(
     for c, check in zip(candidates, checks):
         c.paper_chroma, c.paper_light = check.paper_chroma, check.paper_light
         c.turned = check.turned
+        c.length, c.narrower = check.length, check.short_end
     if kept:
         support = edge_support(*view.grads(), np.array([c.corners for c in kept]))
         for c, s in zip(kept, support):
             c.support = float(s)
     return kept
+
+
+def _lengthen_short(view: _View, cards: list[_Candidate]) -> None:
+    """Lengthen, over what covers them, the quads that hold less than their card's length.
+
+    A card's length is judged from its symbols' spacing against their height, which varies a
+    little from deck to deck: against the photo's other cards when enough show it.
+    """
+    known = [c.length for c in cards if c.length > 0]
+    norm = float(np.median(known)) if len(known) >= 3 else 1.0
+    for c in cards:
+        if 0 < c.length < SHORT * norm:
+            end = _covered_end(view, c, c.narrower)
+            if end:
+                _lengthen(c, end, norm / c.length - 1)
+
+
+def _ends(card: _Candidate) -> np.ndarray:
+    """The quad as checked (side 0-1 along the card's length): corners (4, 2)."""
+    first = long_side_first(card.corners)
+    return first[[1, 2, 3, 0]] if card.turned else first
+
+
+def _covered_end(view: _View, card: _Candidate, narrower: int) -> int:
+    """Which end of a quad holding less than its card's length lies where something covers the
+    card: -1 (side 3-0 of ``_ends``), 1 (side 1-2), or 0 when it cannot be told.
+
+    Beyond the card's own end lies the table; beyond the covered one another card, a hand or
+    an object. On a pale table, where the table cannot be told from paper, the end where the
+    symbols keep the ``narrower`` margin is taken.
+    """
+    q = _ends(card)
+    length = float(np.linalg.norm((q[1] + q[2]) / 2 - (q[0] + q[3]) / 2))
+    table = view.table_colour()
+    beyond = []
+    for (a, b), outward in (((q[3], q[0]), q[0] - q[1]), ((q[1], q[2]), q[1] - q[0])):
+        outward = outward / max(float(np.linalg.norm(outward)), 1e-6)
+        t = np.linspace(0.2, 0.8, 7)[:, None, None]
+        depth = np.array([0.04, 0.07, 0.1])[None, :, None] * length
+        points = (a + t * (b - a) + depth * outward).reshape(-1, 2)
+        x = np.clip(np.rint(points[:, 0]).astype(int), 0, view.size[0] - 1)
+        y = np.clip(np.rint(points[:, 1]).astype(int), 0, view.size[1] - 1)
+        if table is None:
+            beyond.append(False)
+            continue
+        distance = np.linalg.norm(view.lab[y, x].astype(np.float32) - table, axis=1)
+        beyond.append(bool((distance < 20).mean() > 0.6))  # the table
+    if beyond[0] != beyond[1]:
+        return 1 if beyond[0] else -1
+    return narrower if not any(beyond) else 0
+
+
+def _lengthen(card: _Candidate, end: int, share: float) -> None:
+    """Extend a quad that misses part of its card's length (``share`` of its own length) over
+    the covered ``end`` (see ``_covered_end``); the card is then occluded, and its symbols no
+    longer stand centred, as they do on the whole card."""
+    q = _ends(card).copy()
+    along = np.stack([q[1] - q[0], q[2] - q[3]]) * share
+    if end > 0:
+        q[1], q[2] = q[1] + along[0], q[2] + along[1]
+    else:
+        q[0], q[3] = q[0] - along[0], q[3] - along[1]
+    card.corners = order_corners(q)
+    card.quad_area = float(cv2.contourArea(card.corners))
+    card.__post_init__()
+    card.occluded = True
 
 
 def _covering(view: _View, candidate: _Candidate, covers: list[_Candidate]) -> np.ndarray | None:
@@ -386,7 +472,7 @@ def _select(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
         for k, o in enumerate(kept):
             inter = _overlap(c, o)
             if inter > 0.75 * (c.quad_area + o.quad_area - inter):
-                if c.support > o.support + 0.1:
+                if c.support > o.support + 0.1:  # the same card: the clearer outline
                     kept[k] = c
                 break
         else:
@@ -680,4 +766,6 @@ def _find(image: np.ndarray, long_side: int) -> tuple[list[_Candidate], float]:
     card_areas = [c.quad_area for c in cards]
     if boxes or (len(cards) >= 3 and max(card_areas) > 1.6 * float(np.median(card_areas))):
         cards = _select(view, cards + _symbol_cards(view, cards))
-    return _consistent(cards), factor
+    cards = _consistent(cards)
+    _lengthen_short(view, cards)
+    return cards, factor

@@ -18,10 +18,13 @@ from vision.geometry import aspect_ratio, long_side_first
 
 #: Patch size (landscape: the card's length runs along x), and the table kept around it.
 PATCH_W, PATCH_H, PAD = 72, 48, 6
-#: Patches are stacked in y with this much more of their surroundings above and below, so
-#: that no filter (the widest reaches 14 pixels) carries one patch's content into the next.
-_TOP = PAD + 8
-_SLOT_W, _SLOT_H = PATCH_W + 2 * PAD, PATCH_H + 2 * _TOP
+_SLOT_W, _SLOT_H = PATCH_W + 2 * PAD, PATCH_H + 2 * PAD
+_TOP = PAD
+#: Rows repeated above and below each patch for the widest filter (a closing that reaches 14
+#: rows), so that it carries no patch's content into the next one's.
+_GAP = 8
+#: On a whole card's patch, the symbols' spacing (along the length) over their height.
+PITCH = 0.58
 #: With ``even``, a card's paper may hold at most this share far darker than the rest.
 UNEVEN = 0.1
 #: Margins (in patch pixels): symbols keep clear of the outer band; the ring is the margin.
@@ -38,6 +41,11 @@ class Inspection:
     reason: str = ""
     turned: bool = False  # the card's length runs along the quad's shorter sides
     upright: float = 0.0  # height over width of the tallest symbol: above 1 when standing
+    length: float = 0.0  # the card's length in the quad's, judged from its symbols (1: whole)
+    #: the end of the checked quad with the narrower margin beyond the symbols, clearly: -1 at
+    #: its side 3-0, 1 at its side 1-2, 0 when alike or not known (where the quad stops short
+    #: of the card's end, when it does)
+    short_end: int = 0
 
 
 def _strip(
@@ -126,21 +134,24 @@ def _dividers(valley: np.ndarray) -> np.ndarray:
     as well as the middle means the quad holds more than one card. Only thin dark lines count: a
     shadow's edge across a card is a step, not a line.
     """
-    line = (valley > 8).astype(np.uint8)
+    line = valley > 8
     found = np.zeros(valley.shape[0], bool)
     for axis in (1, 2):  # lines along y (columns), then along x (rows)
         cover = line if axis == 1 else line.transpose(0, 2, 1)
         n, h, w = cover.shape
-        cover = cover.astype(np.float32)
-        spread = cover.copy()
-        spread[:, :, 1:] = np.maximum(spread[:, :, 1:], cover[:, :, :-1])
-        spread[:, :, :-1] = np.maximum(spread[:, :, :-1], cover[:, :, 1:])
-        cover = spread
+        spread = cover.copy()  # a line may wander by a pixel
+        spread[:, :, 1:] |= cover[:, :, :-1]
+        spread[:, :, :-1] |= cover[:, :, 1:]
         edge = max(3, int(0.14 * h))
-        ends = np.minimum(cover[:, 2:edge].mean(axis=1), cover[:, h - edge : h - 2].mean(axis=1))
-        whole = cover[:, 2 : h - 2].mean(axis=1)
+        ends = np.minimum(
+            spread[:, 2:edge].sum(axis=1, dtype=np.int16),
+            spread[:, h - edge : h - 2].sum(axis=1, dtype=np.int16),
+        )
+        whole = spread[:, 2 : h - 2].sum(axis=1, dtype=np.int16)
         lo, hi = int(0.2 * w), int(0.8 * w)
-        found |= ((ends[:, lo:hi] > 0.6) & (whole[:, lo:hi] > 0.85)).any(axis=1)
+        found |= ((ends[:, lo:hi] > 0.6 * (edge - 2)) & (whole[:, lo:hi] > 0.85 * (h - 4))).any(
+            axis=1
+        )
     return found
 
 
@@ -188,7 +199,10 @@ def _inspect(
     a_strip = lab[..., 1].astype(np.float32) - 128
     b_strip = lab[..., 2].astype(np.float32) - 128
     chroma_strip = cv2.magnitude(a_strip, b_strip)
-    dark_strip = cv2.morphologyEx(light_strip, cv2.MORPH_BLACKHAT, np.ones((15, 15), np.uint8))
+    apart = np.pad(light_strip.reshape(n, _SLOT_H, _SLOT_W), ((0, 0), (_GAP, _GAP), (0, 0)), "edge")
+    dark_apart = cv2.morphologyEx(
+        apart.reshape(-1, _SLOT_W), cv2.MORPH_BLACKHAT, np.ones((15, 15), np.uint8)
+    ).reshape(n, _SLOT_H + 2 * _GAP, _SLOT_W)
     grey = cv2.GaussianBlur(light_strip, (3, 3), 0)
     valley_strip = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((5, 5), np.uint8))
 
@@ -198,7 +212,9 @@ def _inspect(
     light = core(light_strip).astype(np.float32)
     chroma = core(chroma_strip)
     a_chan, b_chan = core(a_strip), core(b_strip)
-    dark = core(dark_strip).astype(np.float32)
+    dark = dark_apart[:, _GAP + _TOP : _GAP + _TOP + PATCH_H, PAD : PAD + PATCH_W].astype(
+        np.float32
+    )
     m, e = _MARGIN, _EDGE
     inner = np.zeros((PATCH_H, PATCH_W), bool)
     inner[m:-m, m:-m] = True
@@ -250,13 +266,23 @@ def _inspect(
     tall = np.full(n, -1)
     top = np.zeros(n)
     wide = np.zeros(n)
+    symbols = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
         if w * h < 20 or cv2.contourArea(contour) < 12:
             continue
+        symbols.append(contour)
         slot = y // _SLOT_H
         if h > tall[slot]:
             tall[slot], top[slot], wide[slot] = h, y - slot * _SLOT_H - _TOP, w
+    # the symbols' extent across the card, per column: how long a card the quad holds
+    filled = np.zeros_like(blobs)  # the symbols, filled (open ones too)
+    cv2.drawContours(filled, symbols, -1, 1, cv2.FILLED)
+    e = _EDGE
+    heights = filled.reshape(n, _SLOT_H, _SLOT_W)[
+        :, _TOP + m : _TOP + PATCH_H - m, PAD + e : PAD + PATCH_W - e
+    ].sum(axis=1)  # (n, PATCH_W - 2e)
+    length, short_end = _lengths(heights)
     divider = _dividers(core(valley_strip))
 
     out = []
@@ -286,11 +312,59 @@ def _inspect(
         else:
             upright = float(h / max(wide[k], 1))
             out.append(
-                Inspection(True, float(paper_light[k]), float(paper_chroma_in[k]), upright=upright)
+                Inspection(
+                    True,
+                    float(paper_light[k]),
+                    float(paper_chroma_in[k]),
+                    upright=upright,
+                    length=float(length[k]),
+                    short_end=int(short_end[k]),
+                )
             )
             continue
         out.append(Inspection(False, reason=reason))
     return out
+
+
+def _lengths(heights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per patch: the card's length in the patch's, and the end where it stops short (see
+    ``Inspection``), from the symbols' extent across the card per column (n, columns; margins
+    left out at either end).
+
+    Symbols stand apart, alike, evenly spaced, a fixed share of their height apart; a quad
+    that ends where another card or a hand covers the card shows them stretched along it, and
+    a narrower margin to the covered end than to the card's own end.
+    """
+    n, width = heights.shape
+    length, short_end = np.zeros(n), np.zeros(n, int)
+    column = heights >= 0.3 * heights.max(axis=1, keepdims=True)
+    inner = _MARGIN - _EDGE
+    column[:, :inner] = column[:, -inner:] = False  # symbols lie inside the margins
+    change = column[:, 1:] != column[:, :-1]
+    for k in np.flatnonzero(change.sum(axis=1) >= 4).tolist():  # two symbols or more
+        bounds = (np.flatnonzero(change[k]) + 1).tolist()
+        found = list(zip(bounds[::2], bounds[1::2]))
+        widest = max(b - a for a, b in found)
+        runs = [(a, b) for a, b in found if b - a >= max(2, 0.5 * widest)]  # not lines
+        if len(runs) < 2 or widest > 1.4 * min(b - a for a, b in runs):
+            continue  # touching symbols show as one: their spacing is not known
+        narrowest = min(b - a for a, b in runs)
+        if any(c - b > narrowest for (_, b), (c, _) in zip(runs, runs[1:])):
+            continue  # symbols stand close together: one was not seen
+        profile = heights[k].tolist()
+        peaks = sorted(max(profile[a:b]) for a, b in runs)
+        if peaks[0] < 0.6 * PATCH_H:
+            continue  # a symbol seen in part only (faint, or broken up)
+        pitch = (runs[-1][0] + runs[-1][1] - runs[0][0] - runs[0][1]) / 2 / (len(runs) - 1)
+        length[k] = PITCH * peaks[len(peaks) // 2] / pitch
+        # the margins to the quad's ends, or to a line across it (what covers the card)
+        lines = [(a, b) for a, b in found if (a, b) not in runs]
+        start = max([b for a, b in lines if b <= runs[0][0]], default=0)
+        stop = min([a for a, b in lines if a >= runs[-1][1]], default=width)
+        before, after = runs[0][0] - start, stop - runs[-1][1]
+        if min(before, after) < 0.6 * max(before, after):
+            short_end[k] = -1 if before < after else 1
+    return length, short_end
 
 
 def edge_support(

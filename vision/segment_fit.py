@@ -152,6 +152,8 @@ def quad_from_sides(sides: list[tuple[Line, np.ndarray, np.ndarray]]) -> np.ndar
         ):
             return None  # no clear four sides
         sides = [sides[k] for k in keep]
+        if any(_angle(sides[k][0][0], sides[k + 2][0][0]) > 20 for k in (0, 1)):
+            return None  # opposite sides of a card are near parallel, even in perspective
     if len(sides) == 4:
         corners = [intersect(sides[i - 1][0], sides[i][0]) for i in range(4)]
         if any(c is None for c in corners):
@@ -177,8 +179,9 @@ def quad_from_sides(sides: list[tuple[Line, np.ndarray, np.ndarray]]) -> np.ndar
 
 def fit_quad(
     contour: np.ndarray, size: tuple[int, int], precise: bool = True
-) -> tuple[np.ndarray, bool] | None:
-    """A card quadrilateral (clockwise) for a region outline, and whether the border cuts it.
+) -> tuple[np.ndarray, bool, bool] | None:
+    """A card quadrilateral (clockwise) for a region outline, whether the border cuts it, and
+    whether a corner of it is missing from the region (something covers it).
 
     ``precise=False`` accepts a clean four-corner approximation of the hull as it is, without
     fitting lines to the sides (when the sides are snapped to the image edges later anyway).
@@ -187,13 +190,13 @@ def fit_quad(
         hull = cv2.convexHull(contour)
         approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
         if len(approx) == 4:
-            return order_corners(approx.reshape(4, 2).astype(np.float32)), False
+            return order_corners(approx.reshape(4, 2).astype(np.float32)), False, False
     sides = sides_of(contour, size)
     quad = quad_from_sides(sides)
     if quad is None:
         return None
     cut = len(sides) == 3 or int(on_border(contour.reshape(-1, 2), size, 1.0).sum()) > 2
-    return order_corners(quad), cut
+    return order_corners(quad), cut, len(sides) > 4
 
 
 def snap_sides(image: np.ndarray, quads: np.ndarray, reach: float, samples: int = 24) -> np.ndarray:
