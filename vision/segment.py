@@ -40,6 +40,8 @@ from vision.segment_check import edge_support, inspect
 from vision.segment_fit import fit_quad, snap_sides
 from vision.segment_symbols import (
     SYMBOL_TO_WIDTH,
+    Blob,
+    Hypothesis,
     card_hypotheses,
     find_blobs,
     group_blobs,
@@ -224,7 +226,9 @@ def _cut_masks(view: _View, roi: tuple[int, int, int, int]) -> Iterator[tuple[st
     valley = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((7, 7), np.uint8))
     paper = view.low[y : y + h, x : x + w]
     yield "low-valley", paper & (valley < 10).astype(np.uint8)
-    yield "split", _split(view.image[y : y + h, x : x + w], paper)
+    split = _split(view.image[y : y + h, x : x + w], paper)
+    if split is not None:
+        yield "split", split
     cuts = [("valley", cv2.dilate((valley > 8).astype(np.uint8), grow))]
     for lo, hi in ((10, 30), (20, 60)):
         cuts.append((f"canny{lo}", cv2.dilate(cv2.Canny(grey, lo, hi), grow)))
@@ -234,20 +238,21 @@ def _cut_masks(view: _View, roi: tuple[int, int, int, int]) -> Iterator[tuple[st
             yield name, ((score > level) & free).astype(np.uint8)
 
 
-def _split(image: np.ndarray, paper: np.ndarray) -> np.ndarray:
+def _split(image: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
     """Paper regions split where cards touch at a corner or along a short stretch.
 
     Cores of the paper (what survives an erosion by a sixth of a card's width, which parts
     touching cards; the widest paper is about half a card's width from its edge) grow back
     over the paper by a watershed on the photo, so each card's region ends at the edge between
-    the cards; the watershed lines part the regions.
+    the cards; the watershed lines part the regions. None when there is nothing to part.
     """
     if paper.all() or not paper.any():
-        return paper  # no edge to grow back to
-    depth = float(cv2.distanceTransform(paper, cv2.DIST_L2, 3).max())
-    radius = max(2, int(round(0.35 * depth)))
-    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
-    count, markers = cv2.connectedComponents(cv2.erode(paper, disk))
+        return None  # no edge to grow back to
+    inside = cv2.distanceTransform(paper, cv2.DIST_L2, 3)
+    radius = max(2.0, 0.35 * float(inside.max()))
+    count, markers = cv2.connectedComponents((inside > radius).astype(np.uint8))
+    if count <= 2:
+        return None  # one core: nothing to part
     table = cv2.erode(1 - paper, np.ones((3, 3), np.uint8)) > 0
     markers[table] = count  # the table is a basin of its own
     cv2.watershed(image, markers)
@@ -628,9 +633,8 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
     crowded = {k for k in range(len(cards)) if sum(k in h for h in homes) >= 2}
     # symbols the size of those on the cards already found (within what perspective allows)
     expected = SYMBOL_TO_WIDTH * width if len(cards) >= 3 else 0.0
-    found: list[list[_Candidate | None]] = []  # per group, its hypotheses (likeliest first)
+    found = []  # per group: its likeliest card (or None), and a function giving others
     for group, home in zip(groups, homes):
-        centres = np.array([b.centre for b in group])
         if home and not crowded.intersection(home):
             continue
         if expected and not 0.5 * expected < group[0].length < 1.8 * expected:
@@ -638,52 +642,63 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
         primary, others = card_hypotheses(group, grad_x, grad_y)
         if primary is None:  # faint edges (white on white): look again for weaker ones
             primary = card_hypotheses(group, grad_x, grad_y, strong=3.0)[0]
-        options: list[_Candidate | None] = []
-        for hypothesis in [primary, *others]:
-            quad, seen, cost = hypothesis if hypothesis is not None else (None, 0, 0.0)
-            if quad is None or (len(group) == 1 and seen <= 2 and group[0].excess < 4):
-                options.append(None)  # one grey blob and little of a card around it: a shadow
-                continue
-            quad = order_corners(quad)
-            area = float(cv2.contourArea(quad))
-            options.append(
-                _Candidate(
-                    quad,
-                    area,
-                    area,
-                    False,
-                    source=f"symbols{seen}",
-                    symbols=centres,
-                    cost=cost,
-                    trusted=len(group) > 1
-                    or (group[0].excess >= 4 and group[0].thickness >= 0.36 * group[0].length),
-                )
-            )
-        found.append(options)
-    kept = _verified(view, [options[0] for options in found if options[0] is not None], cards)
-    # where the most likely quad is no card and the photo's cards tell their size, the other
+        found.append((_hypothesis(group, primary), group, others))
+    kept = _verified(view, [first for first, _, _ in found if first is not None], cards)
+    # where the likeliest quad is no card and the photo's cards tell their size, the other
     # hypotheses (a neighbour's edge was taken for the card's) are checked, the likeliest
     # passing one kept
     sizes = [c.quad_area for c in cards + kept]
     typical = float(np.median(sizes)) if len(sizes) >= 3 else 0.0
     held = {id(c) for c in kept}
-    again = [
-        [
-            c
-            for c in options[1:]
-            if c is not None
-            and c.trusted
-            and 0.5 * typical < c.quad_area < 2 * typical
-            and not _touches(c.corners, view.size, 1.0)
-        ]
-        for options in found
-        if typical and id(options[0]) not in held
-    ]
+    again = []
+    for first, group, others in found:
+        if not typical or id(first) in held or not _trusted(group):
+            continue
+        centre = np.mean([b.centre for b in group], axis=0)[None]
+        if any(_inside(centre, c.corners)[0] for c in cards + kept):
+            continue  # a card found holds it
+        options = [_hypothesis(group, hypothesis) for hypothesis in others()]
+        again.append(
+            [
+                c
+                for c in options
+                if c is not None
+                and 0.5 * typical < c.quad_area < 2 * typical
+                and not _touches(c.corners, view.size, 1.0)
+            ]
+        )
     tried = [c for options in again for c in options]
     passed = {id(c) for c in _verified(view, tried, cards + kept, second=True)}
     for options in again:
         kept += [c for c in options if id(c) in passed][:1]
     return kept
+
+
+def _hypothesis(group: list[Blob], hypothesis: Hypothesis | None) -> _Candidate | None:
+    """A candidate card for a symbol group's hypothesis, None when there is none or it is
+    likely a shadow (one grey blob and little of a card around it)."""
+    if hypothesis is None:
+        return None
+    quad, seen, cost = hypothesis
+    if len(group) == 1 and seen <= 2 and group[0].excess < 4:
+        return None
+    quad = order_corners(quad)
+    area = float(cv2.contourArea(quad))
+    return _Candidate(
+        quad,
+        area,
+        area,
+        False,
+        source=f"symbols{seen}",
+        symbols=np.array([b.centre for b in group]),
+        cost=cost,
+        trusted=_trusted(group),
+    )
+
+
+def _trusted(group: list[Blob]) -> bool:
+    """More than one symbol, or one clearly coloured and shaped like a symbol (not a shadow)."""
+    return len(group) > 1 or (group[0].excess >= 4 and group[0].thickness >= 0.36 * group[0].length)
 
 
 def _long_side(quad: np.ndarray, card: _Candidate) -> int:

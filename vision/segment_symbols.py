@@ -11,6 +11,7 @@ seen is mirrored from the opposite one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -242,13 +243,13 @@ def _side_candidates(
     reach: tuple[float, float],
     half: float,
     strong: float,
-) -> tuple[Edge, list[Edge]]:
+) -> tuple[Edge, Callable[[], list[Edge]]]:
     """Straight edges out from the centre, near-parallel to a side.
 
     A coarse search over distances and angles (within 10 degrees), then a finer one around each
     edge chosen. Returns the first clear edge (a neighbour's edge lies further out), or the
-    strongest when none is clear; and the two strongest other edges, nearest first, however
-    faint (down to ``LOW``).
+    strongest when none is clear; and a function giving the two strongest other edges, nearest
+    first, however faint (down to ``LOW``), looked at only when needed.
     """
     d_min, d_max = reach
     dist = np.linspace(d_min, d_max, max(3, int(round(d_max - d_min)) + 1))
@@ -279,7 +280,7 @@ def _side_candidates(
         a, k = np.unravel_index(int(np.argmax(fine)), fine.shape)
         return float(fine_dist[a]), float(fine_angles[k]), float(fine[a, k])
 
-    return refine(pick), [refine(i) for i in others]
+    return refine(pick), lambda: [refine(i) for i in others]
 
 
 def _pair_options(
@@ -322,8 +323,9 @@ Hypothesis = tuple[np.ndarray, int, float]  # corners, sides seen, cost (lower: 
 
 def card_hypotheses(
     group: list[Blob], grad_x: np.ndarray, grad_y: np.ndarray, strong: float = 4.0
-) -> tuple[Hypothesis | None, list[Hypothesis]]:
-    """Card quadrilaterals around a symbol group: the most likely one (or None), and others.
+) -> tuple[Hypothesis | None, Callable[[], list[Hypothesis]]]:
+    """Card quadrilaterals around a symbol group: the most likely one (or None), and a function
+    giving others (looked for only when needed).
 
     The card's short sides run along the symbols' axis; its long sides along the line through
     the symbols (seen at a slant, a card is a parallelogram rather than a rectangle). A side is
@@ -408,19 +410,22 @@ def card_hypotheses(
         corners = quad(sides)
         if corners is not None:
             primary = (corners, int(sum(seen)), 0.0)
-    edges = [[e for e in [firsts[k], *others[k]] if e[2] >= LOW] for k in range(4)]
-    pairs = [
-        _pair_options(edges[0], edges[2], expect[0], 0.25)[:3],
-        _pair_options(edges[1], edges[3], expect[1], 0.35)[:3],
-    ]
-    alternatives = []
-    for cost_a, side_0, side_2, evidence_a in pairs[0]:
-        for cost_b, side_1, side_3, evidence_b in pairs[1]:
-            if evidence_a + evidence_b < 1.5:
-                continue  # too little of the card's outline shows
-            corners = quad([side_0, side_1, side_2, side_3])
-            if corners is None or (primary and np.abs(corners - primary[0]).max() < 2):
-                continue
-            seen = round(evidence_a + evidence_b)
-            alternatives.append((corners, seen, 1.0 + cost_a + cost_b))
-    return primary, sorted(alternatives, key=lambda h: h[2])[:3]
+
+    def alternatives() -> list[Hypothesis]:
+        edges = [[e for e in [firsts[k], *others[k]()] if e[2] >= LOW] for k in range(4)]
+        pairs = [
+            _pair_options(edges[0], edges[2], expect[0], 0.25)[:3],
+            _pair_options(edges[1], edges[3], expect[1], 0.35)[:3],
+        ]
+        found = []
+        for cost_a, side_0, side_2, evidence_a in pairs[0]:
+            for cost_b, side_1, side_3, evidence_b in pairs[1]:
+                if evidence_a + evidence_b < 1.5:
+                    continue  # too little of the card's outline shows
+                corners = quad([side_0, side_1, side_2, side_3])
+                if corners is None or (primary and np.abs(corners - primary[0]).max() < 2):
+                    continue
+                found.append((corners, round(evidence_a + evidence_b), 1.0 + cost_a + cost_b))
+        return sorted(found, key=lambda h: h[2])[:3]
+
+    return primary, alternatives
