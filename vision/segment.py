@@ -319,7 +319,7 @@ def _lengthen_short(view: _View, cards: list[_Candidate]) -> None:
     known = [c.length for c in cards if c.length > 0]
     norm = float(np.median(known)) if len(known) >= 3 else 1.0
     for c in cards:
-        if 0 < c.length < SHORT * norm:
+        if 0.5 * norm < c.length < SHORT * norm:  # (less than half a card would not pass)
             end = _covered_end(view, c, c.narrower)
             if end:
                 _lengthen(c, end, norm / c.length - 1)
