@@ -45,11 +45,6 @@ def interior_angles(corners: np.ndarray) -> np.ndarray:
     return np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0)))
 
 
-def polygon_area(corners: np.ndarray) -> float:
-    x, y = corners[:, 0], corners[:, 1]
-    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
-
-
 def long_side_first(corners: np.ndarray) -> np.ndarray:
     """Roll the corners so the side 0-1 is a long side (for a landscape rectification)."""
     sides = side_lengths(corners)

@@ -8,7 +8,7 @@ import numpy as np
 from vision.geometry import long_side_first, side_lengths
 
 #: Canonical card size (width, height): landscape, the SET card's 3.5 x 2.25 proportions.
-CARD_SIZE = (180, 116)
+CARD_SIZE = (150, 97)
 
 
 def rectify(
