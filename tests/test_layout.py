@@ -11,7 +11,7 @@ from solver import VALUES, Card, parse_card
 from vision.contract import layout_record
 from vision.layout import CardReading, Ignored, Layout, verdict_message
 from vision.order import reading_order
-from vision.overlay import Annotator
+from vision.overlay import Annotator, place_panel
 from vision.settle import settle
 
 SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "contract" / "detect.schema.json"
@@ -101,6 +101,16 @@ def test_annotator_draws_on_a_copy_of_the_same_size(reveal):
     assert Annotator().annotate(image, Layout.empty((800, 600))).shape == image.shape
     with pytest.raises(ValueError, match="reveal"):
         Annotator(reveal="most")
+
+
+def test_a_long_legend_goes_into_columns_rather_than_over_the_cards():
+    cards = np.zeros((600, 800), np.uint8)
+    cards[200:, :] = 1  # cards everywhere but a band at the top
+    place = place_panel(cards, 12, widths=[150] * 15, verdict_width=300, line_height=30)
+    assert place.y == 0 and place.y + place.height <= 200
+    assert len(place.column_widths) >= 3 and place.rows * len(place.column_widths) >= 15
+    free = np.zeros((600, 800), np.uint8)  # nothing to avoid: one column is enough
+    assert len(place_panel(free, 0, [150] * 15, 300, 30).column_widths) == 1
 
 
 def test_contract_record_validates_against_the_shared_schema():

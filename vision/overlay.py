@@ -113,28 +113,68 @@ class Annotator:
 
     @staticmethod
     def _panel(canvas, lines, verdict, font, thickness, layout: Layout) -> None:
-        """The legend and verdict in the image corner that covers the fewest cards."""
-        entries = [*lines, (verdict, TEXT_RGB)]
+        """The legend and verdict where they cover the fewest cards: in the image corner that
+        covers least, the sets in as many columns (up to four) as that takes."""
         height_px, width_px = canvas.shape[:2]
         face = cv2.FONT_HERSHEY_SIMPLEX
-        widest = max(cv2.getTextSize(t, face, font, thickness)[0][0] for t, _ in entries)
+        widest = max(
+            cv2.getTextSize(t, face, font, thickness)[0][0] for t, _ in [*lines, (verdict, 0)]
+        )
         if widest > 0.95 * width_px:  # shrink the text until the widest line fits
             font *= 0.95 * width_px / widest
-        sizes = [cv2.getTextSize(t, face, font, thickness)[0] for t, _ in entries]
-        line_height = int(max(h for _, h in sizes) * 1.8)
-        width = min(width_px, max(w for w, _ in sizes) + line_height)
-        height = min(height_px, line_height * len(entries) + line_height // 2)
+        entries = [text for text, _ in lines] + [verdict]
+        heights = [cv2.getTextSize(t, face, font, thickness)[0][1] for t in entries]
+        line_height = int(max(heights) * 1.8)
+        verdict_width = cv2.getTextSize(verdict, face, font, thickness)[0][0] + line_height
+        widths = [cv2.getTextSize(t, face, font, thickness)[0][0] + line_height for t, _ in lines]
         cards = np.zeros((height_px, width_px), np.uint8)
         for reading in layout.cards:
             cv2.fillConvexPoly(cards, reading.corners_xy.astype(np.int32), 1)
-        corners = [(0, 0), (width_px - width, 0), (0, height_px - height),
-                   (width_px - width, height_px - height)]  # fmt: skip
-        x0, y0 = min(
-            corners, key=lambda c: int(cards[c[1] : c[1] + height, c[0] : c[0] + width].sum())
-        )
-        region = canvas[y0 : y0 + height, x0 : x0 + width]
+        p = place_panel(cards, len(layout.cards), widths, verdict_width, line_height)
+        region = canvas[p.y : p.y + p.height, p.x : p.x + p.width]
         region[:] = (region * 0.3 + np.array(_bgr(PANEL_RGB)) * 0.7).astype(np.uint8)
-        for i, (text, colour) in enumerate(entries):
-            y = y0 + line_height * (i + 1)
-            cv2.putText(canvas, text, (x0 + line_height // 2, y), face, font, _bgr(colour),
-                        thickness, cv2.LINE_AA)  # fmt: skip
+        for i, (text, colour) in enumerate(lines):
+            column, row = divmod(i, p.rows)
+            x = p.x + line_height // 2 + sum(p.column_widths[:column])
+            cv2.putText(canvas, text, (x, p.y + line_height * (row + 1)), face, font,
+                        _bgr(colour), thickness, cv2.LINE_AA)  # fmt: skip
+        cv2.putText(canvas, verdict, (p.x + line_height // 2, p.y + line_height * (p.rows + 1)),
+                    face, font, _bgr(TEXT_RGB), thickness, cv2.LINE_AA)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PanelPlace:
+    """Where the legend goes and how its set lines are laid out in columns."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+    rows: int
+    column_widths: tuple[int, ...]
+
+
+def place_panel(
+    cards: np.ndarray, count: int, widths: list[int], verdict_width: int, line_height: int
+) -> PanelPlace:
+    """The image corner and column count (up to four) for a legend of lines ``widths`` wide
+    (plus the verdict line) that covers the least of the cards (``cards``: 1 on a card);
+    another column only when it uncovers at least a twentieth of a card."""
+    height_px, width_px = cards.shape
+    card_area = max(1.0, float(cards.sum()) / max(1, count))
+    options = []
+    for columns in range(1, min(4, max(1, len(widths))) + 1):
+        rows = -(-len(widths) // columns)
+        column_widths = tuple(
+            max(widths[c * rows : (c + 1) * rows], default=0) for c in range(columns)
+        )
+        if columns > 1 and sum(column_widths) > width_px:
+            break
+        width = min(width_px, max(sum(column_widths), verdict_width))
+        height = min(height_px, line_height * (rows + 1) + line_height // 2)
+        for x, y in ((0, 0), (width_px - width, 0), (0, height_px - height),
+                     (width_px - width, height_px - height)):  # fmt: skip
+            covered = float(cards[y : y + height, x : x + width].sum())
+            place = PanelPlace(x, y, width, height, rows, column_widths)
+            options.append((round(20 * covered / card_area), columns, place))
+    return min(options, key=lambda o: o[:2])[2]
