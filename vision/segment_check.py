@@ -127,6 +127,30 @@ def _otsu(values: np.ndarray) -> np.ndarray:
     return np.argmax(between, axis=1).astype(np.float64)
 
 
+def _paper_tint(a_chan: np.ndarray, b_chan: np.ndarray, ring: np.ndarray) -> np.ndarray:
+    """Per patch (n, H, W): the paper's (a, b) colour as a plane fitted over the ring, so that a
+    tint that drifts across the card (light from a screen or a lamp on one side) is paper, not
+    ink. Ink in the ring is left out (twice reweighted from the median), like the median did.
+
+    Returns (n, 2, H, W).
+    """
+    n, height, width = a_chan.shape
+    ys, xs = np.nonzero(ring)
+    design = np.stack([np.ones(len(xs)), xs / width - 0.5, ys / height - 0.5], axis=1)
+    values = np.stack([a_chan[:, ring], b_chan[:, ring]], axis=1)  # (n, 2, N)
+    fitted = np.median(values, axis=2, keepdims=True)
+    for _ in range(2):
+        weight = (np.abs(values - fitted).max(axis=1) < 6).astype(np.float64)  # (n, N)
+        normal = np.einsum("nk,ki,kj->nij", weight, design, design) + 1e-3 * np.eye(3)
+        target = np.einsum("nk,ki,nck->nci", weight, design, values)
+        coef = np.linalg.solve(normal[:, None], target[..., None])[..., 0]  # (n, 2, 3)
+        fitted = np.einsum("nci,ki->nck", coef, design)
+    grid_y, grid_x = np.mgrid[0:height, 0:width]
+    full = np.stack([np.ones(height * width), grid_x.ravel() / width - 0.5,
+                     grid_y.ravel() / height - 0.5], axis=1)  # fmt: skip
+    return np.einsum("nci,ki->nck", coef, full).reshape(n, 2, height, width).astype(np.float32)
+
+
 def _dividers(valley: np.ndarray) -> np.ndarray:
     """Per patch: a thin dark line right across it, parallel to a side (a gap between cards).
 
@@ -222,9 +246,11 @@ def _inspect(
     ring[:e, :] = ring[-e:, :] = ring[:, :e] = ring[:, -e:] = False
 
     # ink differs from the paper in colour (any hue: grey ink on tinted paper too) or is darker
-    paper_a = np.median(a_chan[:, ring], axis=1)[:, None, None]
-    paper_b = np.median(b_chan[:, ring], axis=1)[:, None, None]
-    excess = cv2.magnitude(a_chan - paper_a, b_chan - paper_b)
+    tint = _paper_tint(a_chan, b_chan, ring)
+    excess = cv2.magnitude(
+        (a_chan - tint[:, 0]).reshape(n * PATCH_H, PATCH_W),
+        (b_chan - tint[:, 1]).reshape(n * PATCH_H, PATCH_W),
+    ).reshape(n, PATCH_H, PATCH_W)
     strength = dark + excess
     otsu = _otsu(np.clip(strength[:, inner], 0, 255).astype(np.uint8))
     ink = strength > np.clip(otsu, 12, 25)[:, None, None]
