@@ -36,6 +36,22 @@ def test_every_card_is_found_and_read(file, boards, photo, reader):
     assert result.sets_right
 
 
+@pytest.mark.parametrize(
+    "file",
+    [
+        "boards/nakkstar123__set-solver/grid__IMG_6053.jpg",  # a hard shadow across two cards
+        "boards/nakkstar123__set-solver/grid__IMG_6055.jpg",
+        "boards/tomwhite__set-game/data__webcam__20170529_203823.jpg",  # cards lit blue on one side
+    ],
+    ids=lambda f: f.split("__")[-1],
+)
+def test_cards_under_a_shadow_edge_or_a_tinted_light_are_read(file, boards, photo, reader):
+    board = boards[file]
+    result = score_board(board, reader.read_photo(photo(board.path)))
+    assert result.found == result.labelled, f"found {result.found} of {result.labelled} cards"
+    assert result.exact == result.labelled
+
+
 def test_a_board_without_cards_says_so(boards, photo, reader):
     egg = boards["boards/tomwhite__set-game/data__20150606_174355.jpg"]
     assert egg.cards == []

@@ -304,20 +304,34 @@ def _quantile(values: np.ndarray, q: float) -> float:
     return float(np.partition(flat, k)[k])
 
 
-def extract(card: np.ndarray) -> CardFeatures:
-    """Measure a canonical card image ((H, W, 3) uint8 BGR, landscape).
+def shadow_paper_model(card: np.ndarray) -> np.ndarray:
+    """The paper's colour as the brightest near each pixel, float32: a closing wider than any
+    symbol takes the ink away but keeps the sharp edge of a shadow cast across the card, which
+    the smooth model cannot follow."""
+    size = int(0.4 * card.shape[0]) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    closed = cv2.morphologyEx(card, cv2.MORPH_CLOSE, kernel)
+    return np.maximum(cv2.blur(closed.astype(np.float32), (5, 5)), 8.0)
 
-    The symbols' contours come back in the coordinates of the card image.
-    """
+
+@dataclass
+class _Ink:
+    """A card divided by a paper model (margins left out), and the symbols found on it."""
+
+    normalised: np.ndarray
+    strength: np.ndarray
+    ink: np.ndarray
+    contours: list[np.ndarray]
+
+
+def _read_ink(card: np.ndarray, paper: np.ndarray) -> _Ink:
     height, width = card.shape[:2]
     my, mx = round(MARGIN * height), round(MARGIN * width)
-    normalised = cv2.divide(card.astype(np.float32), paper_model(card))[
-        my : height - my, mx : width - mx
-    ]
+    normalised = cv2.divide(card.astype(np.float32), paper)[my : height - my, mx : width - mx]
     np.clip(normalised, 0.0, 1.5, out=normalised)
     b, g, r = cv2.split(normalised)
     strength = 1.0 - cv2.min(cv2.min(b, g), r)
-    h, w = strength.shape
+    w = strength.shape[1]
     sample = strength[::2, ::2]  # quantiles from a quarter of the pixels are as good
     peak = _quantile(sample, 0.995)
     middle = _quantile(sample, 0.5)
@@ -334,6 +348,27 @@ def extract(card: np.ndarray) -> CardFeatures:
         lenient = _symbol_contours(_hysteresis(strength, high, low), (height, width))
         if len(contours) < len(lenient) <= 3 and _alike(lenient, lenient):
             contours = lenient
+    return _Ink(normalised, strength, ink, contours)
+
+
+def extract(card: np.ndarray) -> CardFeatures:
+    """Measure a canonical card image ((H, W, 3) uint8 BGR, landscape).
+
+    The symbols' contours come back in the coordinates of the card image.
+    """
+    height, width = card.shape[:2]
+    my, mx = round(MARGIN * height), round(MARGIN * width)
+    read = _read_ink(card, paper_model(card))
+    if not complete_row(read.contours, read.ink.shape[1]):
+        # a shadow's hard edge across the card reads as ink against a smooth paper model
+        shaded = _read_ink(card, shadow_paper_model(card))
+        if len(shaded.contours) > len(read.contours) and complete_row(
+            shaded.contours, shaded.ink.shape[1]
+        ):
+            read = shaded
+    normalised, strength, ink, contours = read.normalised, read.strength, read.ink, read.contours
+    b, g, r = cv2.split(normalised)
+    h, w = strength.shape
     symbols = np.zeros((h, w), np.uint8)
     cv2.drawContours(symbols, contours, -1, 1, thickness=-1)
     values: dict[str, float] = {}
