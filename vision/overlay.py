@@ -37,6 +37,15 @@ def _shrunk(corners: np.ndarray, pixels: float) -> np.ndarray:
     return centre + (corners - centre) * np.clip(1 - pixels / np.maximum(distance, 1), 0.2, 1)
 
 
+def label_anchor(corners: np.ndarray) -> np.ndarray:
+    """Where a card's number goes: between its centre and its top edge, over the margin above
+    the symbols rather than on them (the player checks the symbols against the reading)."""
+    centre = corners.mean(axis=0)
+    middles = (corners + np.roll(corners, -1, axis=0)) / 2
+    top = middles[np.argmin(middles[:, 1])]
+    return centre + 0.72 * (top - centre)
+
+
 @dataclass(frozen=True)
 class Annotator:
     """How annotations look: ``reveal`` sets how much of the answer is shown."""
@@ -87,7 +96,7 @@ class Annotator:
             label = str(card_id) + ("?" if card_id in uncertain else "")
             if self.show_confidence:
                 label += f" {reading.confidence:.0%}"
-            self._label(canvas, reading.centre, label, font, thickness,
+            self._label(canvas, label_anchor(reading.corners_xy), label, font, thickness,
                         UNCERTAIN_RGB if card_id in uncertain else PANEL_RGB)  # fmt: skip
 
         lines = []
