@@ -11,7 +11,7 @@ from solver import VALUES, Card, parse_card
 from vision.contract import layout_record
 from vision.layout import CardReading, Ignored, Layout, verdict_message
 from vision.order import reading_order
-from vision.overlay import Annotator, place_panel
+from vision.overlay import Annotator, place_panel, wrap_parts
 from vision.settle import settle
 
 SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "contract" / "detect.schema.json"
@@ -111,6 +111,14 @@ def test_a_long_legend_goes_into_columns_rather_than_over_the_cards():
     assert len(place.column_widths) >= 3 and place.rows * len(place.column_widths) >= 15
     free = np.zeros((600, 800), np.uint8)  # nothing to avoid: one column is enough
     assert len(place_panel(free, 0, [150] * 15, 300, 30).column_widths) == 1
+
+
+def test_a_long_verdict_is_wrapped_after_its_semicolons():
+    text = "uncertain: card 1 (red 55% / purple 45%); 1 card only partly visible; no set"
+    lines = wrap_parts(text, 45, len)
+    assert lines == ["uncertain: card 1 (red 55% / purple 45%);",
+                     "1 card only partly visible; no set"]  # fmt: skip
+    assert wrap_parts("3 sets among 12 cards", 10, len) == ["3 sets among 12 cards"]
 
 
 def test_contract_record_validates_against_the_shared_schema():

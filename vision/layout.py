@@ -122,7 +122,8 @@ class Layout:
         """
         doubts = []
         if self.ignored:
-            doubts.append(f"{len(self.ignored)} card(s) only partly visible")
+            n = len(self.ignored)
+            doubts.append(f"{n} card{'s' if n > 1 else ''} only partly visible")
         if self.cards and len(self.cards) % 3:
             doubts.append(
                 f"{len(self.cards)} cards found, not a multiple of three: one may be missed"

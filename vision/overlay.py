@@ -113,8 +113,10 @@ class Annotator:
     @staticmethod
     def _label(canvas, centre, text, font, thickness, background_rgb) -> None:
         (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font * 1.2, thickness)
-        x, y = int(centre[0] - w / 2), int(centre[1] + h / 2)
         pad = max(3, thickness * 2)
+        # inside the picture, also for a card cut by its border
+        x = int(np.clip(centre[0] - w / 2, pad, max(pad, canvas.shape[1] - w - pad)))
+        y = int(np.clip(centre[1] + h / 2, h + pad, max(h + pad, canvas.shape[0] - base - pad)))
         cv2.rectangle(canvas, (x - pad, y - h - pad), (x + w + pad, y + base + pad // 2),
                       _bgr(background_rgb), -1)  # fmt: skip
         cv2.putText(canvas, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, font * 1.2,
@@ -123,23 +125,27 @@ class Annotator:
     @staticmethod
     def _panel(canvas, lines, verdict, font, thickness, layout: Layout) -> None:
         """The legend and verdict where they cover the fewest cards: in the image corner that
-        covers least, the sets in as many columns (up to four) as that takes."""
+        covers least, the sets in as many columns (up to four) as that takes, a long verdict
+        over several lines."""
         height_px, width_px = canvas.shape[:2]
         face = cv2.FONT_HERSHEY_SIMPLEX
-        widest = max(
-            cv2.getTextSize(t, face, font, thickness)[0][0] for t, _ in [*lines, (verdict, 0)]
-        )
+
+        def text_width(text: str) -> int:
+            return cv2.getTextSize(text, face, font, thickness)[0][0]
+
+        widest = max(text_width(t) for t in [*(t for t, _ in lines), *verdict.split("; ")])
         if widest > 0.95 * width_px:  # shrink the text until the widest line fits
             font *= 0.95 * width_px / widest
-        entries = [text for text, _ in lines] + [verdict]
+        footer = wrap_parts(verdict, max(0.6 * width_px, widest), text_width)
+        entries = [text for text, _ in lines] + footer
         heights = [cv2.getTextSize(t, face, font, thickness)[0][1] for t in entries]
         line_height = int(max(heights) * 1.8)
-        verdict_width = cv2.getTextSize(verdict, face, font, thickness)[0][0] + line_height
-        widths = [cv2.getTextSize(t, face, font, thickness)[0][0] + line_height for t, _ in lines]
+        widths = [text_width(t) + line_height for t, _ in lines]
         cards = np.zeros((height_px, width_px), np.uint8)
         for reading in layout.cards:
             cv2.fillConvexPoly(cards, reading.corners_xy.astype(np.int32), 1)
-        p = place_panel(cards, len(layout.cards), widths, verdict_width, line_height)
+        footer_width = max(text_width(t) for t in footer) + line_height
+        p = place_panel(cards, len(layout.cards), widths, footer_width, line_height, len(footer))
         region = canvas[p.y : p.y + p.height, p.x : p.x + p.width]
         region[:] = (region * 0.3 + np.array(_bgr(PANEL_RGB)) * 0.7).astype(np.uint8)
         for i, (text, colour) in enumerate(lines):
@@ -147,8 +153,23 @@ class Annotator:
             x = p.x + line_height // 2 + sum(p.column_widths[:column])
             cv2.putText(canvas, text, (x, p.y + line_height * (row + 1)), face, font,
                         _bgr(colour), thickness, cv2.LINE_AA)  # fmt: skip
-        cv2.putText(canvas, verdict, (p.x + line_height // 2, p.y + line_height * (p.rows + 1)),
-                    face, font, _bgr(TEXT_RGB), thickness, cv2.LINE_AA)  # fmt: skip
+        for k, text in enumerate(footer):
+            y = p.y + line_height * (p.rows + 1 + k)
+            cv2.putText(canvas, text, (p.x + line_height // 2, y), face, font, _bgr(TEXT_RGB),
+                        thickness, cv2.LINE_AA)  # fmt: skip
+
+
+def wrap_parts(text: str, width: float, measure) -> list[str]:
+    """``text`` in lines no wider than ``width`` (by ``measure``), broken only after "; "."""
+    lines: list[str] = []
+    for part in text.split("; "):
+        if lines and measure(lines[-1] + "; " + part) <= width:
+            lines[-1] += "; " + part
+        else:
+            if lines:
+                lines[-1] += ";"
+            lines.append(part)
+    return lines
 
 
 @dataclass(frozen=True)
@@ -164,11 +185,16 @@ class PanelPlace:
 
 
 def place_panel(
-    cards: np.ndarray, count: int, widths: list[int], verdict_width: int, line_height: int
+    cards: np.ndarray,
+    count: int,
+    widths: list[int],
+    verdict_width: int,
+    line_height: int,
+    verdict_lines: int = 1,
 ) -> PanelPlace:
     """The image corner and column count (up to four) for a legend of lines ``widths`` wide
-    (plus the verdict line) that covers the least of the cards (``cards``: 1 on a card);
-    another column only when it uncovers at least a twentieth of a card."""
+    (and the verdict's lines below them) that covers the least of the cards (``cards``: 1 on a
+    card); another column only when it uncovers at least a twentieth of a card."""
     height_px, width_px = cards.shape
     card_area = max(1.0, float(cards.sum()) / max(1, count))
     options = []
@@ -180,7 +206,7 @@ def place_panel(
         if columns > 1 and sum(column_widths) > width_px:
             break
         width = min(width_px, max(sum(column_widths), verdict_width))
-        height = min(height_px, line_height * (rows + 1) + line_height // 2)
+        height = min(height_px, line_height * (rows + verdict_lines) + line_height // 2)
         for x, y in ((0, 0), (width_px - width, 0), (0, height_px - height),
                      (width_px - width, height_px - height)):  # fmt: skip
             covered = float(cards[y : y + height, x : x + width].sum())
