@@ -458,13 +458,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from vision.classify import DEFAULT_MODEL
-    from vision.dataset import load_boards
-    from vision.training import board_samples, crop_samples, fit_models
+    from vision.training import fit_models, training_samples
 
     data = _data_dir(args)
-    samples = crop_samples(data, args.jobs)
-    if not args.crops_only:
-        samples += board_samples(load_boards(data_dir=data, include_samples=False), args.jobs)
+    samples = training_samples(data, args.jobs, boards=not args.crops_only)
     models = fit_models(samples)
     out = (
         Path(args.out)
@@ -475,8 +472,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     out.write_text(models.to_json())
     info = models.trained_on
     print(
-        f"fitted on {info['samples']} cards ({info['crops']} crops, "
-        f"{info['board_cards']} on boards) from {len(info['sources'])} sources"
+        f"fitted on {info['samples']} cards: {info['crops']} crops, {info['board_cards']} on "
+        f"boards and {info.get('augmented', 0)} copies of them under another camera or light, "
+        f"from {len(info['sources'])} sources"
     )
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
     return EXIT_OK
@@ -501,10 +499,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return _eval_calibration(args, boards, data)
     if args.loso:
         from vision.classify import load_models
-        from vision.training import board_samples, crop_samples, fit_without_source
+        from vision.training import fit_without_source, training_samples
 
-        samples = crop_samples(data, args.jobs)
-        samples += board_samples(load_boards(data_dir=data, include_samples=False), args.jobs)
+        samples = training_samples(data, args.jobs)
         shipped = load_models(getattr(args, "model", None))
         results = []
         for source in sorted({b.source for b in boards}):
@@ -736,14 +733,12 @@ def _eval_calibration(args: argparse.Namespace, boards: list, data) -> int:
         sources_to_measure,
     )
     from vision.classify import load_models
-    from vision.dataset import load_boards
-    from vision.training import board_samples, crop_samples, fit_without_source
+    from vision.training import fit_without_source, training_samples
 
     sources = sources_to_measure(boards)
     if not sources:
         raise SetvisionError("no source has two labelled boards with positions to measure")
-    samples = crop_samples(data, args.jobs)
-    samples += board_samples(load_boards(data_dir=data, include_samples=False), args.jobs)
+    samples = training_samples(data, args.jobs)
     shipped = load_models(getattr(args, "model", None))
     date = datetime.now(timezone.utc).isoformat(timespec="seconds")
     progress = Progress(sum(len(b) for b in sources.values()))

@@ -85,3 +85,17 @@ def test_the_four_forests_walked_together_predict_as_each_alone():
         if models.tempering:
             alone = models.tempering[attribute].apply(alone)
         assert np.allclose(together[attribute], alone)
+
+
+def test_training_copies_under_other_light_are_reproducible_and_change_the_photo():
+    from vision.augment import AUGMENTATIONS, augment
+
+    photo = np.random.default_rng(1).integers(60, 200, (90, 140, 3)).astype(np.uint8)
+    name, changed = augment(photo, "boards/some/photo.jpg")
+    again = augment(photo, "boards/some/photo.jpg")
+    assert name == again[0] and np.array_equal(changed, again[1])
+    assert changed.shape == photo.shape and changed.dtype == np.uint8
+    for change in AUGMENTATIONS.values():
+        assert not np.array_equal(change(photo, np.random.default_rng(0)), photo)
+    names = {augment(photo, f"photo{k}.jpg")[0] for k in range(40)}
+    assert names == set(AUGMENTATIONS)  # every change is used

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from solver import ATTRIBUTES, VALUES, Card
+from vision.augment import augment
 from vision.classify import AttributeModels, ForestModel, Tempering
 from vision.dataset import Board, default_data_dir
 from vision.features import FEATURE_GROUPS, FEATURE_NAMES
@@ -68,30 +69,37 @@ def card_in_crop(crop: np.ndarray) -> Outline:
     return Outline(whole, False, False, 0 if width >= height else 1)
 
 
-def _crop_sample(row: dict, data_dir: str) -> Sample | None:
+def _crop_sample(row: dict, data_dir: str, augmented: bool = False) -> Sample | None:
     crop = cv2.imread(os.path.join(data_dir, row["file"]))
     if crop is None:
         return None
+    origin, file = "crop", row["file"]
+    if augmented:
+        change, crop = augment(crop, row["file"])
+        origin, file = "augmented", f"{file} ({change})"
     measured = CardReader.measure_outline(crop, card_in_crop(crop))
     if not isinstance(measured, MeasuredCard):
         return None  # no symbols found: nothing a reader would classify either
     card = Card(int(row["number"]), row["color"], row["shading"], row["shape"])
-    return Sample(measured.features.vector(), card, row["source"], "crop", row["file"])
+    return Sample(measured.features.vector(), card, row["source"], origin, file)
 
 
-def _board_samples(board: Board) -> list[Sample]:
+def _board_samples(board: Board, augmented: bool = False) -> list[Sample]:
     """The cards read on a labelled board, measured exactly as the reader measures them."""
     photo = load(board.path)
-    outlines = find_outlines(photo.image)
+    image, origin, file = photo.image, "board", board.file
+    if augmented:
+        change, image = augment(image, board.file)
+        origin, file = "augmented", f"{file} ({change})"
+    outlines = find_outlines(image)
     quads = [o.corners_xy * photo.scale for o in outlines]
     pairs = match_by_position(quads, [c.centre for c in board.cards])
     samples = []
     for label_index, outline_index in pairs:
-        measured = CardReader.measure_outline(photo.image, outlines[outline_index])
+        measured = CardReader.measure_outline(image, outlines[outline_index])
         if isinstance(measured, MeasuredCard):
             card = board.cards[label_index].card
-            vector = measured.features.vector()
-            samples.append(Sample(vector, card, board.source, "board", board.file))
+            samples.append(Sample(measured.features.vector(), card, board.source, origin, file))
     return samples
 
 
@@ -106,6 +114,7 @@ def _code_fingerprint() -> str:
         "geometry.py",
         "image.py",
         "pipeline.py",
+        "augment.py",
     ):
         digest.update((here / name).read_bytes())
     for extra in sorted(here.glob("segment_*.py")):
@@ -149,34 +158,59 @@ def _parallel(function, items: list, jobs: int) -> Iterable:
     return executor.map(function, items, chunksize=8)
 
 
-def _crop_job(args: tuple[dict, str]) -> Sample | None:
+def _crop_job(args: tuple[dict, str, bool]) -> Sample | None:
     return _crop_sample(*args)
 
 
-def crop_samples(data_dir: Path | None = None, jobs: int = 1) -> list[Sample]:
-    """Samples from every single-card crop listed in ``cards.csv``."""
+def _board_job(args: tuple[Board, bool]) -> list[Sample]:
+    return _board_samples(*args)
+
+
+def crop_samples(
+    data_dir: Path | None = None, jobs: int = 1, augmented: bool = False
+) -> list[Sample]:
+    """Samples from every single-card crop listed in ``cards.csv`` (``augmented``: from their
+    copies under another camera or light instead)."""
     data_dir = data_dir or default_data_dir()
 
     def build() -> list[Sample]:
         with open(data_dir / "cards.csv", newline="") as handle:
             rows = list(csv.DictReader(handle))
         logger.info("measuring %d card crops", len(rows))
-        found = _parallel(_crop_job, [(row, str(data_dir)) for row in rows], jobs)
+        found = _parallel(_crop_job, [(row, str(data_dir), augmented) for row in rows], jobs)
         return [s for s in found if s is not None]
 
-    return _cached("crops", build)
+    return _cached("crops-augmented" if augmented else "crops", build)
 
 
-def board_samples(boards: list[Board], jobs: int = 1) -> list[Sample]:
-    """Samples from the cards found on boards whose labels give positions and are trusted."""
+def board_samples(boards: list[Board], jobs: int = 1, augmented: bool = False) -> list[Sample]:
+    """Samples from the cards found on boards whose labels give positions and are trusted
+    (``augmented``: on their copies under another camera or light instead)."""
     usable = [b for b in boards if b.has_positions and b.kind != "noisy"]
     key = hashlib.sha1("\n".join(sorted(repr((b.file, b.cards)) for b in usable)).encode())
 
     def build() -> list[Sample]:
         logger.info("measuring cards on %d boards", len(usable))
-        return [s for found in _parallel(_board_samples, usable, jobs) for s in found]
+        items = [(board, augmented) for board in usable]
+        return [s for found in _parallel(_board_job, items, jobs) for s in found]
 
-    return _cached(f"boards-{key.hexdigest()[:8]}", build)
+    name = "boards-augmented" if augmented else "boards"
+    return _cached(f"{name}-{key.hexdigest()[:8]}", build)
+
+
+def training_samples(
+    data_dir: Path | None = None, jobs: int = 1, boards: bool = True, augmented: bool = True
+) -> list[Sample]:
+    """Everything the models learn from: the crops, the labelled boards' cards (``boards``),
+    and the same under other cameras and lights (``augmented``)."""
+    from vision.dataset import load_boards
+
+    data_dir = data_dir or default_data_dir()
+    labelled = load_boards(data_dir=data_dir, include_samples=False) if boards else []
+    samples = crop_samples(data_dir, jobs) + board_samples(labelled, jobs)
+    if augmented:
+        samples += crop_samples(data_dir, jobs, True) + board_samples(labelled, jobs, True)
+    return samples
 
 
 def _export_forest(forest, features: tuple[str, ...]) -> ForestModel:
@@ -259,6 +293,7 @@ def fit_models(
         "samples": len(samples),
         "crops": sum(s.origin == "crop" for s in samples),
         "board_cards": sum(s.origin == "board" for s in samples),
+        "augmented": sum(s.origin == "augmented" for s in samples),
         "sources": sources,
         "forest": FOREST,
         **(note or {}),

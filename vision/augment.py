@@ -1,0 +1,65 @@
+"""Changes of camera and light applied to copies of the training photos.
+
+The labelled photos come from a few dozen cameras and lamps; the models must read cards under
+any. Each training photo also gets one copy under a warmer or cooler light, dimmer and noisier,
+more compressed or softer, so the classifiers learn which measurements such changes leave
+alone. The change is chosen from the photo's name: retraining reproduces the same copies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+
+def _tint(image: np.ndarray, bgr: tuple[float, float, float]) -> np.ndarray:
+    return np.clip(image * np.float32(bgr), 0, 255).astype(np.uint8)
+
+
+def warm_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A tungsten lamp: blue weak, red strong."""
+    return _tint(image, (rng.uniform(0.65, 0.8), rng.uniform(0.88, 0.97), rng.uniform(1.05, 1.15)))
+
+
+def cool_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Daylight or a screen: blue strong, red weak."""
+    return _tint(image, (rng.uniform(1.05, 1.15), rng.uniform(0.97, 1.03), rng.uniform(0.75, 0.88)))
+
+
+def dim_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Under-exposed: darker, compressed mid-tones, and the sensor's noise."""
+    dark = 255.0 * (image / 255.0) ** rng.uniform(1.3, 1.8) * rng.uniform(0.6, 0.85)
+    return np.clip(dark + rng.normal(0, rng.uniform(2, 5), image.shape), 0, 255).astype(np.uint8)
+
+
+def compressed(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Saved at a low JPEG quality (chat apps, webcams)."""
+    quality = int(rng.integers(25, 55))
+    encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1]
+    return cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+
+
+def soft_focus(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Out of focus or shaken a little."""
+    sigma = rng.uniform(0.8, 1.6) * max(1.0, max(image.shape[:2]) / 1000)
+    return cv2.GaussianBlur(image, (0, 0), sigma)
+
+
+AUGMENTATIONS: dict[str, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {
+    "warm": warm_light,
+    "cool": cool_light,
+    "dim": dim_light,
+    "jpeg": compressed,
+    "soft": soft_focus,
+}
+
+
+def augment(image: np.ndarray, key: str) -> tuple[str, np.ndarray]:
+    """One change of camera or light for the photo named ``key``, the same on every run."""
+    seed = int(hashlib.sha1(key.encode()).hexdigest()[:12], 16)
+    names = sorted(AUGMENTATIONS)
+    name = names[seed % len(names)]
+    return name, AUGMENTATIONS[name](image, np.random.default_rng(seed))
