@@ -31,6 +31,7 @@ SHAPE_FEATURES = (
 COLOR_FEATURES = (
     "absorb_b", "absorb_g", "absorb_r", "share_b", "share_g", "share_r",
     "ink_l", "ink_a", "ink_b", "hue_cos", "hue_sin", "ink_chroma",
+    "halo_cos", "halo_sin", "halo_chroma",
 )  # fmt: skip
 SHADING_FEATURES = (
     "inside_ratio", "inside_spread", "inside_cover", "inside_texture", "inside_chroma",
@@ -404,12 +405,31 @@ def extract(card: np.ndarray) -> CardFeatures:
         hue_cos=a_star / max(chroma, 1e-3), hue_sin=b_star / max(chroma, 1e-3),
         ink_chroma=chroma / 128.0,
     )  # fmt: skip
+    values.update(_halo_colour(normalised, region))
     spread = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
     values.update(
         _shading_values(normalised, strength, spread, symbols, contours, outline_strength)
     )
     shift = np.array([mx, my], dtype=np.int32)
     return CardFeatures({k: float(v) for k, v in values.items()}, [c + shift for c in contours])
+
+
+def _halo_colour(normalised: np.ndarray, region: np.ndarray) -> dict[str, float]:
+    """The hue of the symbols and a rim around them, against the paper (which is white once
+    normalised). Cameras and JPEG keep colour at a coarser resolution than light, so the
+    colour of a thin outline spreads beyond its dark pixels; this measure gathers it there."""
+    if not region.any():
+        return {"halo_cos": 0.0, "halo_sin": 0.0, "halo_chroma": 0.0}
+    halo = cv2.dilate(region.astype(np.uint8), np.ones((5, 5), np.uint8))
+    mean = np.clip(np.array(cv2.mean(normalised, halo)[:3]) * 255.0, 0, 255).astype(np.uint8)
+    lab = cv2.cvtColor(mean.reshape(1, 1, 3), cv2.COLOR_BGR2LAB).astype(np.float32).ravel()
+    a_star, b_star = float(lab[1]) - 128.0, float(lab[2]) - 128.0
+    chroma = float(np.hypot(a_star, b_star))
+    return {
+        "halo_cos": a_star / max(chroma, 1e-3),
+        "halo_sin": b_star / max(chroma, 1e-3),
+        "halo_chroma": chroma / 128.0,
+    }
 
 
 def _shading_values(

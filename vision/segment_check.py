@@ -136,19 +136,22 @@ def _paper_tint(a_chan: np.ndarray, b_chan: np.ndarray, ring: np.ndarray) -> np.
     """
     n, height, width = a_chan.shape
     ys, xs = np.nonzero(ring)
+    ys, xs = ys[::2], xs[::2]  # half the ring fits the plane as well
     design = np.stack([np.ones(len(xs)), xs / width - 0.5, ys / height - 0.5], axis=1)
-    values = np.stack([a_chan[:, ring], b_chan[:, ring]], axis=1)  # (n, 2, N)
-    fitted = np.median(values, axis=2, keepdims=True)
+    design = design.astype(np.float32)
+    values = np.stack([a_chan[:, ys, xs], b_chan[:, ys, xs]], axis=1)  # (n, 2, N)
+    fitted = np.median(values[:, :, ::2], axis=2, keepdims=True)
     for _ in range(2):
-        weight = (np.abs(values - fitted).max(axis=1) < 6).astype(np.float64)  # (n, N)
-        normal = np.einsum("nk,ki,kj->nij", weight, design, design) + 1e-3 * np.eye(3)
-        target = np.einsum("nk,ki,nck->nci", weight, design, values)
+        weight = (np.abs(values - fitted).max(axis=1) < 6).astype(np.float32)  # (n, N)
+        weighted = weight[:, :, None] * design[None]  # (n, N, 3)
+        normal = weighted.transpose(0, 2, 1) @ design + 1e-3 * np.eye(3, dtype=np.float32)
+        target = values @ weighted  # (n, 2, 3)
         coef = np.linalg.solve(normal[:, None], target[..., None])[..., 0]  # (n, 2, 3)
-        fitted = np.einsum("nci,ki->nck", coef, design)
+        fitted = coef @ design.T
     grid_y, grid_x = np.mgrid[0:height, 0:width]
     full = np.stack([np.ones(height * width), grid_x.ravel() / width - 0.5,
-                     grid_y.ravel() / height - 0.5], axis=1)  # fmt: skip
-    return np.einsum("nci,ki->nck", coef, full).reshape(n, 2, height, width).astype(np.float32)
+                     grid_y.ravel() / height - 0.5], axis=1).astype(np.float32)  # fmt: skip
+    return (coef.astype(np.float32) @ full.T).reshape(n, 2, height, width)
 
 
 def _dividers(valley: np.ndarray) -> np.ndarray:
