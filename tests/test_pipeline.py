@@ -1,5 +1,8 @@
 """Real photos, one or two per source, read against their labels (each photo decoded once)."""
 
+from dataclasses import replace
+
+import numpy as np
 import pytest
 
 from vision.evaluate import score_board
@@ -50,6 +53,25 @@ def test_cards_under_a_shadow_edge_or_a_tinted_light_are_read(file, boards, phot
     result = score_board(board, reader.read_photo(photo(board.path)))
     assert result.found == result.labelled, f"found {result.found} of {result.labelled} cards"
     assert result.exact == result.labelled
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        "boards/omega697__set-finder/app__src__androidTest__assets__scenes__cards_13_wide_shot.jpg",
+        "boards/yosemitebandit__setbot/irl-deck-images__deck-image-1.jpg",
+    ],
+    ids=lambda f: f.split("__")[-1],
+)
+@pytest.mark.parametrize("lamp", [(0.7, 0.92, 1.12), (1.12, 1.0, 0.8)], ids=["warm", "cool"])
+def test_cards_under_a_coloured_light_are_found_and_read(file, lamp, boards, photo, reader):
+    board = boards[file]
+    original = photo(board.path)
+    tinted = np.clip(original.image * np.float32(lamp), 0, 255).astype(np.uint8)
+    result = score_board(board, reader.read_photo(replace(original, image=tinted)))
+    assert result.found == result.labelled, f"found {result.found} of {result.labelled} cards"
+    assert result.false_detections == 0
+    assert result.exact >= result.labelled - 1
 
 
 def test_a_board_without_cards_says_so(boards, photo, reader):

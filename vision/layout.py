@@ -126,7 +126,8 @@ class Layout:
             doubts.append(f"{n} card{'s' if n > 1 else ''} only partly visible")
         if self.cards and len(self.cards) % 3:
             doubts.append(
-                f"{len(self.cards)} cards found, not a multiple of three: one may be missed"
+                f"{len(self.cards)} card{'s' if len(self.cards) > 1 else ''} found, "
+                "not a multiple of three: one may be missed"
             )
         return doubts
 

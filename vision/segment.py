@@ -55,6 +55,8 @@ SHORT = 0.8
 WORK_LONG_SIDE = 640
 #: Cards narrower than this (work pixels) are looked for again on a larger copy, up to this size.
 MIN_WIDTH, MAX_LONG_SIDE = 40, 1400
+#: The most the white point moves from neutral (Lab a, b units): a lamp's tint, not a table's.
+WHITE_SHIFT = 20
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,8 @@ class _View:
     def __post_init__(self) -> None:
         self.lab = cv2.cvtColor(self.image, cv2.COLOR_BGR2LAB)
         self.light, a, b = cv2.split(self.lab)
-        a, b = cv2.absdiff(a, 128), cv2.absdiff(b, 128)
+        white_a, white_b = _white_point(self.light, a, b)
+        a, b = cv2.absdiff(a, white_a), cv2.absdiff(b, white_b)
         # chroma ~ hypot(a, b) (within 4 %), in 8-bit arithmetic for speed
         self._chroma8 = cv2.addWeighted(cv2.max(a, b), 1.0, cv2.min(a, b), 0.4, 0)
         # the paper score: lightness minus chroma, scaled into 0-255
@@ -160,6 +163,25 @@ class _View:
                 cv2.Sobel(blurred, cv2.CV_32F, 0, 1, ksize=3, scale=0.125),
             )
         return self._grads
+
+
+def _white_point(light: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
+    """The Lab (a, b) of white under this photo's light: the mean of its brightest tenth (the
+    cards' paper), so that paper under a warm lamp or a cool screen still scores as paper.
+
+    Trusted only as far as that tenth is one even colour, as paper is (not a mix of a window,
+    a wall and a shirt), and limited to what a lamp does to white.
+    """
+    hist = cv2.calcHist([light], [0], None, [256], [0, 256]).ravel().cumsum()
+    level = int(np.searchsorted(hist, 0.9 * hist[-1]))
+    bright = (light >= level).astype(np.uint8)
+    (mean_a,), (spread_a,) = cv2.meanStdDev(a, mask=bright)
+    (mean_b,), (spread_b,) = cv2.meanStdDev(b, mask=bright)
+    trust = float(np.clip((12.0 - max(spread_a[0], spread_b[0])) / 6.0, 0.0, 1.0))
+    return (
+        int(round(128 + trust * np.clip(mean_a[0] - 128, -WHITE_SHIFT, WHITE_SHIFT))),
+        int(round(128 + trust * np.clip(mean_b[0] - 128, -WHITE_SHIFT, WHITE_SHIFT))),
+    )
 
 
 def _outer_contours(mask: np.ndarray, offset: tuple[int, int] = (0, 0)) -> list[np.ndarray]:
