@@ -26,8 +26,8 @@ from vision.settle import settle
 
 #: Readings averaged per card: enough to outvote a blurred frame, few enough to follow changes.
 VOTES = 8
-#: Log-probability bonus for the identity already shown: a rival must be twice as likely.
-STICKINESS = math.log(2.0)
+#: Log-probability bonus for the identity already shown: a rival must be four times as likely.
+STICKINESS = math.log(4.0)
 #: A new card is shown once read this many times, or at once if its first reading is this sure:
 #: a first glimpse is often blurred, and a card that comes and goes would make sets flicker.
 SHOW_AFTER_VOTES = 2
