@@ -74,6 +74,21 @@ def test_cards_under_a_coloured_light_are_found_and_read(file, lamp, boards, pho
     assert result.exact >= result.labelled - 1
 
 
+@pytest.mark.parametrize(
+    "file",
+    ["boards/nakkstar123__set-solver/grid__IMG_6064.jpg",
+     "boards/dbieber__setfinder/data__setcards.jpg"],
+    ids=lambda f: f.split("__")[-1],
+)  # fmt: skip
+def test_cards_in_deep_shade_under_a_dim_lamp_are_found(file, boards, photo, reader):
+    board = boards[file]
+    original = photo(board.path)
+    dim = np.clip(255 * (original.image / 255.0) ** 1.8 * 0.8, 0, 255).astype(np.uint8)
+    result = score_board(board, reader.read_photo(replace(original, image=dim)))
+    assert result.found == result.labelled, f"found {result.found} of {result.labelled} cards"
+    assert result.false_detections == 0
+
+
 def test_a_board_without_cards_says_so(boards, photo, reader):
     egg = boards["boards/tomwhite__set-game/data__20150606_174355.jpg"]
     assert egg.cards == []

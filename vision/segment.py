@@ -575,9 +575,9 @@ def _consistent(cards: list[_Candidate]) -> list[_Candidate]:
     """Drop outliers among the cards of one photo: size, and the paper's lightness and colour.
 
     The size is judged against the cards found with four clear sides, when there are enough;
-    paper against all the cards. A card's paper is seldom under 0.6 of the typical lightness
-    (even in shadow), and a more coloured paper than the others (a card under a lamp's glare)
-    is only trusted on a clean, uncut outline.
+    paper against all the cards. A card's paper is seldom under 0.45 of the typical lightness
+    (even in deep shade under a dim lamp), and a more coloured paper than the others (a card
+    under a lamp's glare) is only trusted on a clean, uncut outline.
     """
     if len(cards) < 3:
         return cards
@@ -589,7 +589,7 @@ def _consistent(cards: list[_Candidate]) -> list[_Candidate]:
     area = float(np.median([c.quad_area for c in refs])) if len(refs) >= 3 else 0.0
     out = []
     for c in cards:
-        if c.paper_light < 0.6 * light:
+        if c.paper_light < 0.45 * light:
             continue
         if c.paper_chroma > chroma + 10 and (
             c.cut or c.support < 0.8 or c.paper_light < 0.8 * light
