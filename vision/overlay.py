@@ -136,16 +136,17 @@ class Annotator:
         widest = max(text_width(t) for t in [*(t for t, _ in lines), *verdict.split("; ")])
         if widest > 0.95 * width_px:  # shrink the text until the widest line fits
             font *= 0.95 * width_px / widest
-        footer = wrap_parts(verdict, max(0.6 * width_px, widest), text_width)
+        footer = wrap_parts(verdict, max(0.6 * width_px, min(widest, 0.95 * width_px)), text_width)
         entries = [text for text, _ in lines] + footer
         heights = [cv2.getTextSize(t, face, font, thickness)[0][1] for t in entries]
         line_height = int(max(heights) * 1.8)
         widths = [text_width(t) + line_height for t, _ in lines]
         cards = np.zeros((height_px, width_px), np.uint8)
-        for reading in layout.cards:
-            cv2.fillConvexPoly(cards, reading.corners_xy.astype(np.int32), 1)
+        for card in (*layout.cards, *layout.ignored):  # a card cut off is still a card
+            cv2.fillConvexPoly(cards, card.corners_xy.astype(np.int32), 1)
         footer_width = max(text_width(t) for t in footer) + line_height
-        p = place_panel(cards, len(layout.cards), widths, footer_width, line_height, len(footer))
+        count = len(layout.cards) + len(layout.ignored)
+        p = place_panel(cards, count, widths, footer_width, line_height, len(footer))
         region = canvas[p.y : p.y + p.height, p.x : p.x + p.width]
         region[:] = (region * 0.3 + np.array(_bgr(PANEL_RGB)) * 0.7).astype(np.uint8)
         for i, (text, colour) in enumerate(lines):
