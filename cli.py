@@ -140,18 +140,20 @@ def cmd_odds(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- photo commands
 
 
-def expand_paths(paths: Sequence[str]) -> list[str]:
-    """Files as given; folders become their image files in sorted order."""
-    from vision.image import IMAGE_SUFFIXES
+def expand_paths(
+    paths: Sequence[str], suffixes: tuple[str, ...] | None = None, kind: str = "images"
+) -> list[str]:
+    """Files as given; folders become their files with ``suffixes`` (default: images) in
+    sorted order."""
+    if suffixes is None:
+        from vision.image import IMAGE_SUFFIXES as suffixes
 
     expanded = []
     for path in paths:
         if os.path.isdir(path):
-            names = sorted(n for n in os.listdir(path) if n.lower().endswith(IMAGE_SUFFIXES))
+            names = sorted(n for n in os.listdir(path) if n.lower().endswith(suffixes))
             if not names:
-                raise SetvisionError(
-                    f"{path}: folder holds no images ({', '.join(IMAGE_SUFFIXES)})"
-                )
+                raise SetvisionError(f"{path}: folder holds no {kind} ({', '.join(suffixes)})")
             expanded.extend(os.path.join(path, n) for n in names)
         else:
             expanded.append(path)
@@ -405,7 +407,7 @@ def _bench_live(args: argparse.Namespace) -> int:
 
     from vision.live import LiveAnalyser
     from vision.live_bench import bench_video
-    from vision.live_source import video_paths
+    from vision.live_source import VIDEO_SUFFIXES
 
     cv2.setNumThreads(args.threads)
     size = None
@@ -415,7 +417,7 @@ def _bench_live(args: argparse.Namespace) -> int:
         except ValueError:
             raise SetvisionError(f"--frame-size takes WxH, got {args.frame_size}") from None
         size = (width, height)
-    paths = video_paths(args.live)
+    paths = expand_paths(args.live, VIDEO_SUFFIXES, "videos")
     print(
         f"every frame analysed in order, {args.threads} OpenCV thread(s); decoding not counted"
         + (f"; frames fitted into {size[0]}x{size[1]}" if size else "")

@@ -162,17 +162,3 @@ def open_source(camera: int | None = None, video: str | None = None) -> FrameSou
     if video is not None:
         return open_video(video)
     return open_camera(0 if camera is None else camera)
-
-
-def video_paths(paths: list[str]) -> list[str]:
-    """Files as given; folders become their video files in sorted order."""
-    expanded = []
-    for path in paths:
-        if os.path.isdir(path):
-            names = sorted(n for n in os.listdir(path) if n.lower().endswith(VIDEO_SUFFIXES))
-            if not names:
-                raise CameraError(f"{path}: folder holds no videos ({', '.join(VIDEO_SUFFIXES)})")
-            expanded += [os.path.join(path, name) for name in names]
-        else:
-            expanded.append(path)
-    return expanded
