@@ -320,6 +320,7 @@ class _Ink:
     """A card divided by a paper model (margins left out), and the symbols found on it."""
 
     normalised: np.ndarray
+    channels: tuple[np.ndarray, np.ndarray, np.ndarray]  # its b, g, r planes
     strength: np.ndarray
     ink: np.ndarray
     contours: list[np.ndarray]
@@ -349,7 +350,7 @@ def _read_ink(card: np.ndarray, paper: np.ndarray) -> _Ink:
         lenient = _symbol_contours(_hysteresis(strength, high, low), (height, width))
         if len(contours) < len(lenient) <= 3 and _alike(lenient, lenient):
             contours = lenient
-    return _Ink(normalised, strength, ink, contours)
+    return _Ink(normalised, (b, g, r), strength, ink, contours)
 
 
 def extract(card: np.ndarray) -> CardFeatures:
@@ -368,7 +369,7 @@ def extract(card: np.ndarray) -> CardFeatures:
         ):
             read = shaded
     normalised, strength, ink, contours = read.normalised, read.strength, read.ink, read.contours
-    b, g, r = cv2.split(normalised)
+    b, g, r = read.channels
     h, w = strength.shape
     symbols = np.zeros((h, w), np.uint8)
     cv2.drawContours(symbols, contours, -1, 1, thickness=-1)

@@ -127,6 +127,17 @@ def _otsu(values: np.ndarray) -> np.ndarray:
     return np.argmax(between, axis=1).astype(np.float64)
 
 
+def _plane_terms() -> np.ndarray:
+    """The terms (1, x, y) of a plane at every patch pixel, (3, H * W) float32."""
+    grid_y, grid_x = np.mgrid[0:PATCH_H, 0:PATCH_W]
+    return np.stack(
+        [np.ones(PATCH_H * PATCH_W), grid_x.ravel() / PATCH_W - 0.5, grid_y.ravel() / PATCH_H - 0.5]
+    ).astype(np.float32)
+
+
+_PLANE_TERMS = _plane_terms()
+
+
 def _paper_tint(a_chan: np.ndarray, b_chan: np.ndarray, ring: np.ndarray) -> np.ndarray:
     """Per patch (n, H, W): the paper's (a, b) colour as a plane fitted over the ring, so that a
     tint that drifts across the card (light from a screen or a lamp on one side) is paper, not
@@ -137,8 +148,7 @@ def _paper_tint(a_chan: np.ndarray, b_chan: np.ndarray, ring: np.ndarray) -> np.
     n, height, width = a_chan.shape
     ys, xs = np.nonzero(ring)
     ys, xs = ys[::2], xs[::2]  # half the ring fits the plane as well
-    design = np.stack([np.ones(len(xs)), xs / width - 0.5, ys / height - 0.5], axis=1)
-    design = design.astype(np.float32)
+    design = _PLANE_TERMS[:, ys * width + xs].T
     values = np.stack([a_chan[:, ys, xs], b_chan[:, ys, xs]], axis=1)  # (n, 2, N)
     fitted = np.median(values[:, :, ::2], axis=2, keepdims=True)
     for _ in range(2):
@@ -148,10 +158,7 @@ def _paper_tint(a_chan: np.ndarray, b_chan: np.ndarray, ring: np.ndarray) -> np.
         target = values @ weighted  # (n, 2, 3)
         coef = np.linalg.solve(normal[:, None], target[..., None])[..., 0]  # (n, 2, 3)
         fitted = coef @ design.T
-    grid_y, grid_x = np.mgrid[0:height, 0:width]
-    full = np.stack([np.ones(height * width), grid_x.ravel() / width - 0.5,
-                     grid_y.ravel() / height - 0.5], axis=1).astype(np.float32)  # fmt: skip
-    return (coef.astype(np.float32) @ full.T).reshape(n, 2, height, width)
+    return (coef.astype(np.float32) @ _PLANE_TERMS).reshape(n, 2, height, width)
 
 
 def _dividers(valley: np.ndarray) -> np.ndarray:

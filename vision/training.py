@@ -23,7 +23,7 @@ import numpy as np
 from solver import ATTRIBUTES, VALUES, Card
 from vision.augment import augment
 from vision.classify import AttributeModels, ForestModel, Tempering
-from vision.dataset import Board, default_data_dir
+from vision.dataset import Board, default_data_dir, load_boards
 from vision.features import FEATURE_GROUPS, FEATURE_NAMES
 from vision.image import load
 from vision.matching import match_by_position
@@ -203,8 +203,6 @@ def training_samples(
 ) -> list[Sample]:
     """Everything the models learn from: the crops, the labelled boards' cards (``boards``),
     and the same under other cameras and lights (``augmented``)."""
-    from vision.dataset import load_boards
-
     data_dir = data_dir or default_data_dir()
     labelled = load_boards(data_dir=data_dir, include_samples=False) if boards else []
     samples = crop_samples(data_dir, jobs) + board_samples(labelled, jobs)
