@@ -9,12 +9,19 @@ import os
 import sys
 from collections.abc import Sequence
 
-from solver import SetvisionError, explain, find_sets, get_variant, parse_card, parse_cards
-from solver.cards import Card
-from solver.errors import CardParseError
-from solver.odds import simulate
-from solver.rules import dealer_advice
-from solver.variants import VARIANTS, Variant
+from setvision.solver import (
+    SetvisionError,
+    explain,
+    find_sets,
+    get_variant,
+    parse_card,
+    parse_cards,
+)
+from setvision.solver.cards import Card
+from setvision.solver.errors import CardParseError
+from setvision.solver.odds import simulate
+from setvision.solver.rules import dealer_advice
+from setvision.solver.variants import VARIANTS, Variant
 
 logger = logging.getLogger("setvision")
 
@@ -146,7 +153,7 @@ def expand_paths(
     """Files as given; folders become their files with ``suffixes`` (default: images) in
     sorted order."""
     if suffixes is None:
-        from vision.image import IMAGE_SUFFIXES as suffixes
+        from setvision.vision.image import IMAGE_SUFFIXES as suffixes
 
     expanded = []
     for path in paths:
@@ -182,7 +189,7 @@ class Progress:
 
 
 def _reader(args: argparse.Namespace):
-    from calibration.profiles import reader_for
+    from setvision.calibration.profiles import reader_for
 
     return reader_for(
         getattr(args, "profile", None),
@@ -219,10 +226,9 @@ def _print_layout(record: dict, annotated: str | None, reveal: str = "all") -> N
 
 def cmd_detect(args: argparse.Namespace) -> int:
     import cv2
-
-    from vision.contract import error_record, layout_record
-    from vision.image import load
-    from vision.overlay import Annotator
+    from setvision.vision.contract import error_record, layout_record
+    from setvision.vision.image import load
+    from setvision.vision.report.overlay import Annotator
 
     paths = expand_paths(args.paths)
     reader = _reader(args)
@@ -260,7 +266,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def _check_image(args: argparse.Namespace) -> int:
-    from vision.image import load
+    from setvision.vision.image import load
 
     path, *ids = args.items
     if len(ids) != 3:
@@ -278,7 +284,7 @@ def _check_image(args: argparse.Namespace) -> int:
         raise SetvisionError(f"{path}: there are cards 1 to {n}; no card {bad[0]}")
     if len(set(numbers)) != 3:
         raise SetvisionError("name three different cards")
-    from vision.layout import describe_card_doubt
+    from setvision.vision.layout import describe_card_doubt
 
     readings = [layout.cards[i - 1] for i in numbers]
     for number, reading in zip(numbers, readings):
@@ -294,9 +300,9 @@ def _check_image(args: argparse.Namespace) -> int:
 def cmd_review(args: argparse.Namespace) -> int:
     from functools import partial
 
-    from calibration.profiles import reader_for
-    from vision.report import write_report
-    from vision.review import review
+    from setvision.calibration.profiles import reader_for
+    from setvision.vision.report.html import write_report
+    from setvision.vision.report.review import review
 
     if args.jobs < 1:
         raise SetvisionError("--jobs must be at least 1")
@@ -335,9 +341,9 @@ def cmd_review(args: argparse.Namespace) -> int:
 def cmd_live(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
-    from vision.live import LiveAnalyser
-    from vision.live_output import VideoSink
-    from vision.live_source import open_source
+    from setvision.vision.live.output import VideoSink
+    from setvision.vision.live.session import LiveAnalyser
+    from setvision.vision.live.source import open_source
 
     if args.max_frames is not None and args.max_frames < 1:
         raise SetvisionError("--max-frames must be at least 1")
@@ -363,9 +369,9 @@ def _has_display() -> bool:
 
 
 def _live_headless(args: argparse.Namespace, source, analyser, sink) -> None:
-    from vision.live import live_record
-    from vision.live_worker import analysed_frames
-    from vision.overlay import Annotator
+    from setvision.vision.live.session import live_record
+    from setvision.vision.live.worker import analysed_frames
+    from setvision.vision.report.overlay import Annotator
 
     annotator = Annotator(reveal=args.reveal)
     frames = analysed_frames(source, analyser.analyse, args.max_frames, realtime=source.live)
@@ -385,8 +391,8 @@ def _live_headless(args: argparse.Namespace, source, analyser, sink) -> None:
 
 
 def _live_window(args: argparse.Namespace, source, analyser, sink) -> None:
-    from vision.live import live_record
-    from vision.live_window import Controls, run_window
+    from setvision.vision.live.session import live_record
+    from setvision.vision.live.window import Controls, run_window
 
     def print_record(frame, result) -> None:
         print(json.dumps(live_record(result, source.name, args.reveal)), flush=True)
@@ -404,10 +410,9 @@ def _live_window(args: argparse.Namespace, source, analyser, sink) -> None:
 
 def _bench_live(args: argparse.Namespace) -> int:
     import cv2
-
-    from vision.live import LiveAnalyser
-    from vision.live_bench import bench_video
-    from vision.live_source import VIDEO_SUFFIXES
+    from setvision.vision.live.bench import bench_video
+    from setvision.vision.live.session import LiveAnalyser
+    from setvision.vision.live.source import VIDEO_SUFFIXES
 
     cv2.setNumThreads(args.threads)
     size = None
@@ -451,7 +456,7 @@ def _bench_live(args: argparse.Namespace) -> int:
 def _data_dir(args: argparse.Namespace):
     from pathlib import Path
 
-    from vision.dataset import default_data_dir
+    from setvision.vision.learn.dataset import default_data_dir
 
     return Path(args.data) if getattr(args, "data", None) else default_data_dir()
 
@@ -459,17 +464,17 @@ def _data_dir(args: argparse.Namespace):
 def cmd_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from vision.classify import DEFAULT_MODEL
-    from vision.training import fit_models, training_samples
+    from setvision.vision.learn.training import fit_models, training_samples
+    from setvision.vision.read.classify import DEFAULT_MODEL
 
     data = _data_dir(args)
     samples = training_samples(data, args.jobs, boards=not args.crops_only)
     models = fit_models(samples)
-    out = (
-        Path(args.out)
-        if args.out
-        else Path(__file__).resolve().parent / "vision" / "models" / DEFAULT_MODEL
-    )
+    out = Path(args.out) if args.out else Path("vision") / "models" / DEFAULT_MODEL
+    if not args.out and not (Path("pyproject.toml").is_file() and out.parent.is_dir()):
+        raise SetvisionError(
+            "train writes vision/models/ of a checkout: run it from the checkout, or give --out"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(models.to_json())
     info = models.trained_on
@@ -485,8 +490,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from vision.dataset import load_boards
-    from vision.evaluate import evaluate, format_table, summarise
+    from setvision.vision.learn.dataset import load_boards
+    from setvision.vision.learn.evaluate import evaluate, format_table, summarise
 
     data = _data_dir(args)
     files = [Path(f) for f in args.labels] if args.labels else None
@@ -500,8 +505,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.calibration:
         return _eval_calibration(args, boards, data)
     if args.loso:
-        from vision.classify import load_models
-        from vision.training import fit_without_source, training_samples
+        from setvision.vision.learn.training import fit_without_source, training_samples
+        from setvision.vision.read.classify import load_models
 
         samples = training_samples(data, args.jobs)
         shipped = load_models(getattr(args, "model", None))
@@ -533,9 +538,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     import cv2
-
-    from vision.bench import letterbox, time_reading
-    from vision.image import load
+    from setvision.vision.image import load
+    from setvision.vision.learn.bench import letterbox, time_reading
 
     if args.live:
         return _bench_live(args)
@@ -562,11 +566,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _default_samples() -> str:
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample_images")
+    from setvision.vision.learn.dataset import sample_dir
+
+    return str(sample_dir())
 
 
 def _with_models(args: argparse.Namespace, models):
-    from calibration.profiles import reader_for
+    from setvision.calibration.profiles import reader_for
 
     return reader_for(
         getattr(args, "profile", None),
@@ -581,10 +587,15 @@ def _with_models(args: argparse.Namespace, models):
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
-    from calibration.deck import KnownPhoto, check_found, check_given, fit_profile
-    from calibration.known import measure_photo
-    from calibration.profiles import model_fingerprint, profile_path, reader_for, save_profile
-    from vision.image import load
+    from setvision.calibration.deck import KnownPhoto, check_found, check_given, fit_profile
+    from setvision.calibration.known import measure_photo
+    from setvision.calibration.profiles import (
+        model_fingerprint,
+        profile_path,
+        reader_for,
+        save_profile,
+    )
+    from setvision.vision.image import load
 
     if profile_path(args.name).exists() and not args.force:
         raise SetvisionError(f"profile {args.name!r} exists: add --force to replace it")
@@ -646,10 +657,9 @@ def _confirm_cards(path: str, photo, layout) -> list[Card]:
     import tempfile
 
     import cv2
-
-    from calibration.deck import repeated_card
-    from vision.layout import describe_card_doubt
-    from vision.overlay import Annotator
+    from setvision.calibration.deck import repeated_card
+    from setvision.vision.layout import describe_card_doubt
+    from setvision.vision.report.overlay import Annotator
 
     handle, picture = tempfile.mkstemp(prefix="setvision-calibrate-", suffix=".jpg")
     os.close(handle)
@@ -675,8 +685,8 @@ def _confirm_cards(path: str, photo, layout) -> list[Card]:
 
 
 def _print_profile(profile) -> None:
-    from calibration.deck import CALIBRATED, attribute_name
-    from solver import ATTRIBUTES
+    from setvision.calibration.deck import CALIBRATED, attribute_name
+    from setvision.solver import ATTRIBUTES
 
     record = profile.fitted_on
     print(
@@ -695,7 +705,7 @@ def _print_profile(profile) -> None:
 
 
 def cmd_profiles(args: argparse.Namespace) -> int:
-    from calibration import profiles
+    from setvision.calibration import profiles
 
     action = args.action or "list"
     if action == "list":
@@ -729,13 +739,13 @@ def cmd_profiles(args: argparse.Namespace) -> int:
 def _eval_calibration(args: argparse.Namespace, boards: list, data) -> int:
     from datetime import datetime, timezone
 
-    from calibration.measure import (
+    from setvision.calibration.measure import (
         format_results,
         measure_source,
         sources_to_measure,
     )
-    from vision.classify import load_models
-    from vision.training import fit_without_source, training_samples
+    from setvision.vision.learn.training import fit_without_source, training_samples
+    from setvision.vision.read.classify import load_models
 
     sources = sources_to_measure(boards)
     if not sources:

@@ -12,8 +12,7 @@ anchored cluster is not forced into one.
 from __future__ import annotations
 
 import numpy as np
-
-from vision.features import CardFeatures
+from setvision.vision.read.features import CardFeatures
 
 #: The features each calibrated attribute is clustered on, and a floor on their spread.
 #: Fill is left to the general model: measured leave-one-source-out, clustering the fill

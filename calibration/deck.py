@@ -22,10 +22,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from solver import ATTRIBUTES, VALUES, Card
-from solver.errors import SetvisionError
-from vision.features import FEATURE_GROUPS, CardFeatures
+from setvision.solver import ATTRIBUTES, VALUES, Card
+from setvision.solver.errors import SetvisionError
+from setvision.vision.read.features import FEATURE_GROUPS, CardFeatures
 
 PROFILE_FORMAT = 1
 #: The attributes a profile refines. The number of symbols is counted, not calibrated; shape

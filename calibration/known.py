@@ -10,12 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from vision.features import CardFeatures
-from vision.image import Photo
-from vision.layout import Ignored, Layout
-from vision.order import reading_order
-from vision.pipeline import CardReader, MeasuredCard
+from setvision.vision.image import Photo
+from setvision.vision.layout import Ignored, Layout
+from setvision.vision.order import reading_order
+from setvision.vision.pipeline import CardReader, MeasuredCard
+from setvision.vision.read.features import CardFeatures
 
 
 class _Premeasured(CardReader):

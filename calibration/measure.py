@@ -12,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from calibration.auto import calibrate_layout
-from calibration.deck import CalibrationError, KnownPhoto, fit_profile
-from calibration.known import MeasuredPhoto, measure_photo
-from calibration.profiles import chain
-from vision.classify import AttributeModels
-from vision.dataset import Board
-from vision.evaluate import score_board
-from vision.image import load
-from vision.matching import match_by_position
-from vision.pipeline import CardReader
+from setvision.calibration.auto import calibrate_layout
+from setvision.calibration.deck import CalibrationError, KnownPhoto, fit_profile
+from setvision.calibration.known import MeasuredPhoto, measure_photo
+from setvision.calibration.profiles import chain
+from setvision.vision.image import load
+from setvision.vision.learn.dataset import Board
+from setvision.vision.learn.evaluate import score_board
+from setvision.vision.learn.matching import match_by_position
+from setvision.vision.pipeline import CardReader
+from setvision.vision.read.classify import AttributeModels
 
 COLUMNS = ("general", "auto", "profile", "profile+auto")
 FIT_MIN_CARDS = 9

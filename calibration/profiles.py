@@ -15,13 +15,12 @@ import re
 from pathlib import Path
 
 import numpy as np
-
-from calibration.auto import calibrate_layout
-from calibration.deck import DeckProfile
-from solver.errors import SetvisionError
-from vision.classify import AttributeModels, load_models
-from vision.features import CardFeatures
-from vision.pipeline import Adjuster, CardReader
+from setvision.calibration.auto import calibrate_layout
+from setvision.calibration.deck import DeckProfile
+from setvision.solver.errors import SetvisionError
+from setvision.vision.pipeline import Adjuster, CardReader
+from setvision.vision.read.classify import AttributeModels, load_models
+from setvision.vision.read.features import CardFeatures
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
 """The game of SET without images: cards, sets, claims and the dealer's rules."""
 
-from solver.cards import ATTRIBUTES, VALUES, Card, parse_card, parse_cards
-from solver.errors import CardParseError, SetvisionError
-from solver.sets import AttributeCheck, ClaimCheck, explain, find_sets, is_set, third_card
-from solver.variants import BEGINNER, STANDARD, VARIANTS, Variant, get_variant
+from setvision.solver.cards import ATTRIBUTES, VALUES, Card, parse_card, parse_cards
+from setvision.solver.errors import CardParseError, SetvisionError
+from setvision.solver.sets import AttributeCheck, ClaimCheck, explain, find_sets, is_set, third_card
+from setvision.solver.variants import BEGINNER, STANDARD, VARIANTS, Variant, get_variant
 
 __all__ = [
     "ATTRIBUTES",

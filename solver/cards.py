@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from solver.errors import CardParseError
+from setvision.solver.errors import CardParseError
 
 ATTRIBUTES: tuple[str, ...] = ("number", "color", "shading", "shape")
 VALUES: dict[str, tuple[str, ...]] = {

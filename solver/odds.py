@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-
-from solver.sets import find_sets, third_card
-from solver.variants import STANDARD, Variant
+from setvision.solver.sets import find_sets, third_card
+from setvision.solver.variants import STANDARD, Variant
 
 
 @dataclass(frozen=True)

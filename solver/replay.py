@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
-from solver.cards import Card
-from solver.sets import explain, find_sets, is_set
-from solver.variants import STANDARD, Variant
+from setvision.solver.cards import Card
+from setvision.solver.sets import explain, find_sets, is_set
+from setvision.solver.variants import STANDARD, Variant
 
 
 class Level(str, enum.Enum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from solver.variants import STANDARD, Variant
+from setvision.solver.variants import STANDARD, Variant
 
 
 class Action(enum.Enum):

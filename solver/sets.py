@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solver.cards import ATTRIBUTE_WORDS, ATTRIBUTES, Card
+from setvision.solver.cards import ATTRIBUTE_WORDS, ATTRIBUTES, Card
 
 
 def is_set(a: Card, b: Card, c: Card) -> bool:

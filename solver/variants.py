@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
 
-from solver.cards import ATTRIBUTES, VALUES, Card
-from solver.errors import SetvisionError
+from setvision.solver.cards import ATTRIBUTES, VALUES, Card
+from setvision.solver.errors import SetvisionError
 
 #: Largest number of cards holding no set, by number of varying attributes (cap sets of AG(n, 3)).
 _LARGEST_SET_FREE = {1: 2, 2: 4, 3: 9, 4: 20}

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from vision.dataset import Board, default_data_dir, load_boards
-from vision.image import Photo, load
-
 PROJECT = Path(__file__).resolve().parent.parent
 SAMPLES = PROJECT / "sample_images"
+# The photos live beside the checkout, wherever pytest is started from.
+os.environ.setdefault("SETVISION_DATA", str(PROJECT.parent / "shared" / "data"))
+
+from setvision.vision.image import Photo, load  # noqa: E402
+from setvision.vision.learn.dataset import Board, default_data_dir, load_boards  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +55,7 @@ def photo():
 
 @pytest.fixture(scope="session")
 def reader():
-    from calibration.profiles import reader_for
+    from setvision.calibration.profiles import reader_for
 
     return reader_for()
 

@@ -9,9 +9,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-
-from calibration import profiles
-from calibration.deck import (
+from setvision.calibration import profiles
+from setvision.calibration.deck import (
     MAX_ODDS,
     AttributeProfile,
     CalibrationError,
@@ -19,20 +18,20 @@ from calibration.deck import (
     check_found,
     fit_profile,
 )
-from calibration.known import measure_photo
-from calibration.measure import (
+from setvision.calibration.known import measure_photo
+from setvision.calibration.measure import (
     COLUMNS,
     SourceResult,
     format_results,
     known_photo,
     sources_to_measure,
 )
-from calibration.profiles import ProfileError, chain, reader_for
-from cli import main
-from solver import parse_card
-from vision.classify import load_models
-from vision.evaluate import score_board
-from vision.pipeline import CardReader
+from setvision.calibration.profiles import ProfileError, chain, reader_for
+from setvision.cli import main
+from setvision.solver import parse_card
+from setvision.vision.learn.evaluate import score_board
+from setvision.vision.pipeline import CardReader
+from setvision.vision.read.classify import load_models
 
 PROJECT = Path(__file__).resolve().parent.parent
 WEBCAM = PROJECT / "sample_images" / "data__webcam__20170604_134005.jpg"

@@ -2,7 +2,7 @@
 
 import json
 
-from cli import main
+from setvision.cli import main
 
 
 def test_solve_prints_cards_sets_and_advice(capsys):

@@ -6,8 +6,7 @@ from pathlib import Path
 import cv2
 import jsonschema
 import numpy as np
-
-from cli import main
+from setvision.cli import main
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
 WEBCAM = SAMPLES / "data__webcam__20170604_134005.jpg"

@@ -6,10 +6,9 @@ import zlib
 import cv2
 import numpy as np
 import pytest
-
-from vision.errors import ImageError
-from vision.exif import orientation as exif_orientation
-from vision.image import as_bgr, decode, load, orient_points
+from setvision.vision.errors import ImageError
+from setvision.vision.exif import orientation as exif_orientation
+from setvision.vision.image import as_bgr, decode, load, orient_points
 
 
 def _png(array: np.ndarray) -> bytes:

@@ -6,13 +6,12 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pytest
-
-from solver import VALUES, Card, parse_card
-from vision.contract import layout_record
-from vision.layout import CardReading, Ignored, Layout, verdict_message
-from vision.order import reading_order
-from vision.overlay import Annotator, place_panel, wrap_parts
-from vision.settle import settle
+from setvision.solver import VALUES, Card, parse_card
+from setvision.vision.contract import layout_record
+from setvision.vision.layout import CardReading, Ignored, Layout, verdict_message
+from setvision.vision.order import reading_order
+from setvision.vision.read.settle import settle
+from setvision.vision.report.overlay import Annotator, place_panel, wrap_parts
 
 SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "contract" / "detect.schema.json"
 

@@ -15,15 +15,14 @@ import cv2
 import jsonschema
 import numpy as np
 import pytest
-
-from cli import main
-from solver import ATTRIBUTES, VALUES, find_sets, parse_card
-from vision.errors import CameraError
-from vision.layout import CardReading, Layout
-from vision.live_source import Frame, FrameSource
-from vision.live_window import Controls
-from vision.live_worker import AnalysisWorker, analysed_frames
-from vision.tracking import Tracker, quad_iou
+from setvision.cli import main
+from setvision.solver import ATTRIBUTES, VALUES, find_sets, parse_card
+from setvision.vision.errors import CameraError
+from setvision.vision.layout import CardReading, Layout
+from setvision.vision.live.source import Frame, FrameSource
+from setvision.vision.live.tracking import Tracker, quad_iou
+from setvision.vision.live.window import Controls
+from setvision.vision.live.worker import AnalysisWorker, analysed_frames
 
 PROJECT = Path(__file__).resolve().parent.parent
 VIDEOS = PROJECT.parent / "shared" / "data" / "videos"
@@ -407,7 +406,7 @@ def test_live_follows_a_720p_camera_over_twelve_cards(tmp_path, capsys):
 
 
 def test_a_taken_set_goes_at_once_and_dealt_cards_come_within_a_few_frames(reader):
-    from vision.live import LiveAnalyser
+    from setvision.vision.live.session import LiveAnalyser
 
     photo = cv2.imread(str(PROJECT / "sample_images" / "data__webcam__20170604_134005.jpg"))
     still = reader.read(photo)
@@ -464,10 +463,10 @@ def test_bench_live_reports_speed_latency_and_flicker(capsys):
 
 _WINDOW_SCRIPT = """
 import sys, cv2
-from calibration.profiles import reader_for
-from vision.live import LiveAnalyser
-from vision.live_source import open_video
-from vision.live_window import Controls, run_window
+from setvision.calibration.profiles import reader_for
+from setvision.vision.live.session import LiveAnalyser
+from setvision.vision.live.source import open_video
+from setvision.vision.live.window import Controls, run_window
 
 keys = iter([-1] * 40 + [ord("c"), ord("h"), ord("s"), ord("q")])
 

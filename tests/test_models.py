@@ -6,12 +6,11 @@ from importlib import resources
 
 import numpy as np
 import pytest
+from setvision.solver import STANDARD
+from setvision.vision.learn.training import FOREST, Sample, _export_forest, fit_models
+from setvision.vision.read.classify import AttributeModels, ModelError, Tempering, load_models
+from setvision.vision.read.features import FEATURE_NAMES, CardFeatures
 from sklearn.ensemble import RandomForestClassifier
-
-from solver import STANDARD
-from vision.classify import AttributeModels, ModelError, Tempering, load_models
-from vision.features import FEATURE_NAMES, CardFeatures
-from vision.training import FOREST, Sample, _export_forest, fit_models
 
 
 def _samples(seed: int = 0, n: int = 300) -> list[Sample]:
@@ -88,7 +87,7 @@ def test_the_four_forests_walked_together_predict_as_each_alone():
 
 
 def test_training_copies_under_other_light_are_reproducible_and_change_the_photo():
-    from vision.augment import AUGMENTATIONS, augment
+    from setvision.vision.learn.augment import AUGMENTATIONS, augment
 
     photo = np.random.default_rng(1).integers(60, 200, (90, 140, 3)).astype(np.uint8)
     name, changed = augment(photo, "boards/some/photo.jpg")

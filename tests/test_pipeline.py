@@ -4,8 +4,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-
-from vision.evaluate import score_board
+from setvision.vision.learn.evaluate import score_board
 
 # Boards of every source, on dark, pale, wooden, carpet and paper tables, webcam frames and
 # phone photos, rotated, oblique and overlapping. The reader must find and read every card.

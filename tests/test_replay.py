@@ -3,10 +3,9 @@
 import random
 
 import pytest
-
-from solver import Card, find_sets, parse_card
-from solver.replay import Level, Replay, SeenCard, Snapshot, replay, split_into_sets
-from solver.variants import STANDARD
+from setvision.solver import Card, find_sets, parse_card
+from setvision.solver.replay import Level, Replay, SeenCard, Snapshot, replay, split_into_sets
+from setvision.solver.variants import STANDARD
 
 # Twelve cards with no set among them, and three more that hold none with them either
 # (checked in test_the_fixture_layouts_are_what_they_claim).
@@ -267,11 +266,11 @@ BOARDS = "boards/tomwhite__set-game/data__webcam__20170604_"
 @pytest.fixture(scope="module")
 def read_boards():
     """Real photos read once: tomwhite's webcam shows one table before and after a set."""
-    from calibration.profiles import reader_for
-    from vision.contract import layout_record
-    from vision.dataset import default_data_dir
-    from vision.image import load
-    from vision.review import PhotoResult, snapshot
+    from setvision.calibration.profiles import reader_for
+    from setvision.vision.contract import layout_record
+    from setvision.vision.image import load
+    from setvision.vision.learn.dataset import default_data_dir
+    from setvision.vision.report.review import PhotoResult, snapshot
 
     try:
         data = default_data_dir()

@@ -13,17 +13,16 @@ import subprocess
 import cv2
 import numpy as np
 import pytest
-
-from cli import main
-from vision.exif import capture_time
-from vision.review import capture_order
+from setvision.cli import main
+from setvision.vision.exif import capture_time
+from setvision.vision.report.review import capture_order
 
 WEBCAM = "boards/tomwhite__set-game/data__webcam__20170604_"
 ODD_NAME = '5-<i>odd & "name".jpg'
 
 
 def _data_dir():
-    from vision.dataset import default_data_dir
+    from setvision.vision.learn.dataset import default_data_dir
 
     try:
         return default_data_dir()

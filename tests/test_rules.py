@@ -1,9 +1,8 @@
 """The dealer's situations of RULES.md and the scoring options."""
 
 import pytest
-
-from solver.rules import Action, Scoreboard, WrongClaim, dealer_advice
-from solver.variants import BEGINNER_9, STANDARD
+from setvision.solver.rules import Action, Scoreboard, WrongClaim, dealer_advice
+from setvision.solver.variants import BEGINNER_9, STANDARD
 
 
 @pytest.mark.parametrize(

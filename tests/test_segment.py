@@ -5,9 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-
-from vision.geometry import order_corners
-from vision.segment import find_outlines
+from setvision.vision.find.outlines import find_outlines
+from setvision.vision.geometry import order_corners
 
 COLOURS = {"red": (40, 40, 220), "green": (60, 160, 30), "purple": (140, 40, 110)}
 

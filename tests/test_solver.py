@@ -4,10 +4,18 @@ import random
 from itertools import combinations
 
 import pytest
-
-from solver import BEGINNER, STANDARD, Card, explain, find_sets, is_set, parse_card, third_card
-from solver.errors import CardParseError
-from solver.odds import sets_in_deck, simulate
+from setvision.solver import (
+    BEGINNER,
+    STANDARD,
+    Card,
+    explain,
+    find_sets,
+    is_set,
+    parse_card,
+    third_card,
+)
+from setvision.solver.errors import CardParseError
+from setvision.solver.odds import sets_in_deck, simulate
 
 DECK = STANDARD.deck
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from solver import ATTRIBUTES, VALUES
-from vision.layout import Layout, verdict_message
+from setvision.solver import ATTRIBUTES, VALUES
+from setvision.vision.layout import Layout, verdict_message
 
 
 def _point_list(corners) -> list[list[float]]:

@@ -1,6 +1,6 @@
 """Errors a user can cause with an image or a camera; all are SetvisionErrors."""
 
-from solver.errors import SetvisionError
+from setvision.solver.errors import SetvisionError
 
 
 class ImageError(SetvisionError):

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from vision.errors import ImageError
+from setvision.vision.errors import ImageError
 
 #: Larger photos are refused: decoding them would take gigabytes of memory.
 MAX_PIXELS = 120_000_000

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from solver import ATTRIBUTES, VALUES, Card, find_sets
+from setvision.solver import ATTRIBUTES, VALUES, Card, find_sets
 
 #: A card whose four attributes are together right with less than this probability is
 #: "uncertain": the pipeline then never answers "no set".

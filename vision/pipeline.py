@@ -8,16 +8,15 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from solver import ATTRIBUTES
-from vision.classify import AttributeModels, load_models
-from vision.features import CardFeatures, complete_row, extract
-from vision.image import Photo, as_bgr
-from vision.layout import CardReading, Ignored, Layout
-from vision.order import reading_order
-from vision.rectify import rectify
-from vision.segment import Outline, find_outlines
-from vision.settle import settle
+from setvision.solver import ATTRIBUTES
+from setvision.vision.find.outlines import Outline, find_outlines
+from setvision.vision.image import Photo, as_bgr
+from setvision.vision.layout import CardReading, Ignored, Layout
+from setvision.vision.order import reading_order
+from setvision.vision.read.classify import AttributeModels, load_models
+from setvision.vision.read.features import CardFeatures, complete_row, extract
+from setvision.vision.read.rectify import rectify
+from setvision.vision.read.settle import settle
 
 #: Adjusts a layout's probabilities (e.g. per-photo colour calibration); must not reorder cards.
 Adjuster = Callable[[list[CardFeatures], dict[str, np.ndarray]], dict[str, np.ndarray]]

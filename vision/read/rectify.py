@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-
-from vision.geometry import long_side_first, side_lengths
+from setvision.vision.geometry import long_side_first, side_lengths
 
 #: Canonical card size (width, height): landscape, the SET card's 3.5 x 2.25 proportions.
 CARD_SIZE = (150, 97)

@@ -15,15 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import cv2
-
-from solver import Card
-from solver.errors import SetvisionError
-from solver.replay import Replay, SeenCard, Snapshot, replay
-from vision.contract import error_record, layout_record
-from vision.exif import HEADER_BYTES, capture_time
-from vision.image import load, resize_long_side
-from vision.overlay import Annotator
-from vision.pipeline import CardReader
+from setvision.solver import Card
+from setvision.solver.errors import SetvisionError
+from setvision.solver.replay import Replay, SeenCard, Snapshot, replay
+from setvision.vision.contract import error_record, layout_record
+from setvision.vision.exif import HEADER_BYTES, capture_time
+from setvision.vision.image import load, resize_long_side
+from setvision.vision.pipeline import CardReader
+from setvision.vision.report.overlay import Annotator
 
 logger = logging.getLogger(__name__)
 

@@ -19,16 +19,15 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-from solver import ATTRIBUTES, VALUES, Card
-from vision.augment import augment
-from vision.classify import AttributeModels, ForestModel, Tempering
-from vision.dataset import Board, default_data_dir, load_boards
-from vision.features import FEATURE_GROUPS, FEATURE_NAMES
-from vision.image import load
-from vision.matching import match_by_position
-from vision.pipeline import CardReader, MeasuredCard
-from vision.segment import Outline, find_outlines
+from setvision.solver import ATTRIBUTES, VALUES, Card
+from setvision.vision.find.outlines import Outline, find_outlines
+from setvision.vision.image import load
+from setvision.vision.learn.augment import augment
+from setvision.vision.learn.dataset import Board, default_data_dir, load_boards
+from setvision.vision.learn.matching import match_by_position
+from setvision.vision.pipeline import CardReader, MeasuredCard
+from setvision.vision.read.classify import AttributeModels, ForestModel, Tempering
+from setvision.vision.read.features import FEATURE_GROUPS, FEATURE_NAMES
 
 logger = logging.getLogger(__name__)
 
@@ -106,18 +105,17 @@ def _board_samples(board: Board, augmented: bool = False) -> list[Sample]:
 def _code_fingerprint() -> str:
     """Changes whenever the code that turns a photo into features changes."""
     digest = hashlib.sha1()
-    here = Path(__file__).resolve().parent
+    vision = Path(__file__).resolve().parent.parent
     for name in (
-        "features.py",
-        "rectify.py",
-        "segment.py",
+        "read/features.py",
+        "read/rectify.py",
         "geometry.py",
         "image.py",
         "pipeline.py",
-        "augment.py",
+        "learn/augment.py",
     ):
-        digest.update((here / name).read_bytes())
-    for extra in sorted(here.glob("segment_*.py")):
+        digest.update((vision / name).read_bytes())
+    for extra in sorted((vision / "find").glob("*.py")):
         digest.update(extra.read_bytes())
     digest.update(cv2.__version__.encode())
     return digest.hexdigest()[:12]

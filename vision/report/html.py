@@ -14,9 +14,9 @@ import os
 from html import escape
 from urllib.parse import quote
 
-from solver.errors import SetvisionError
-from solver.replay import Finding, Level, Replay, Step
-from vision.review import PhotoResult, Review, Summary
+from setvision.solver.errors import SetvisionError
+from setvision.solver.replay import Finding, Level, Replay, Step
+from setvision.vision.report.review import PhotoResult, Review, Summary
 
 VERDICT_WORDS = {
     "sets": "sets",

@@ -7,8 +7,7 @@ import os
 
 import cv2
 import numpy as np
-
-from vision.errors import SetvisionError
+from setvision.vision.errors import SetvisionError
 
 _FOURCC = {".mp4": "mp4v", ".m4v": "mp4v", ".mov": "mp4v", ".avi": "MJPG", ".mkv": "mp4v"}
 

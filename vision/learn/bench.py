@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from vision.pipeline import CardReader
+from setvision.vision.pipeline import CardReader
 
 
 def letterbox(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from vision.layout import Layout, verdict_message
+from setvision.vision.layout import Layout, verdict_message
 
 REVEALS = ("none", "count", "one", "all")
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
-
-from solver import Card
-from solver.errors import SetvisionError
-from vision.exif import orientation as exif_orientation
-from vision.image import header_size, orient_points
+from setvision.solver import Card
+from setvision.solver.errors import SetvisionError
+from setvision.vision.exif import orientation as exif_orientation
+from setvision.vision.image import header_size, orient_points
 
 
 @dataclass(frozen=True)
@@ -42,20 +42,24 @@ class Board:
 
 
 def default_data_dir() -> Path:
-    """``$SETVISION_DATA``, else ``../shared/data`` beside the working folder or this checkout."""
+    """``$SETVISION_DATA``, else ``../shared/data`` beside the working folder."""
     if os.environ.get("SETVISION_DATA"):
         return Path(os.environ["SETVISION_DATA"])
-    for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
-        candidate = base.parent / "shared" / "data"
-        if candidate.is_dir():
-            return candidate
+    candidate = Path.cwd().parent / "shared" / "data"
+    if candidate.is_dir():
+        return candidate
     raise SetvisionError(
         "cannot find the photo data: put shared/data beside the checkout or set SETVISION_DATA"
     )
 
 
-def project_dir() -> Path:
-    return Path(__file__).resolve().parent.parent
+#: Labels we added and corrections to published ones: data shipped with the package.
+LABELS_DIR = Path(__file__).resolve().parent / "labels"
+
+
+def sample_dir() -> Path:
+    """The bundled sample photos (a package resource)."""
+    return Path(str(files("setvision") / "sample_images"))
 
 
 def _kind(text: str) -> str:
@@ -92,7 +96,7 @@ def _board(entry: dict, path: Path) -> Board:
 
 
 def apply_fixes(entries: dict[str, dict], fixes: list[dict]) -> None:
-    """Corrections kept as data (tests/data/label_fixes.json), applied in order.
+    """Corrections kept as data (labels/label_fixes.json), applied in order.
 
     ``{"file", "card": i, "now": "2-red-open-oval"}`` changes card i's reading,
     ``{"file", "card": i, "remove": true}`` drops it, ``{"file", "add": {...}}`` adds a card,
@@ -127,10 +131,9 @@ def load_boards(
 ) -> list[Board]:
     """Every labelled board; later files override earlier ones for the same photo."""
     data_dir = data_dir or default_data_dir()
-    tests = project_dir() / "tests" / "data"
     if label_files is None:
-        label_files = [data_dir / "boards.jsonl", tests / "labels_added.jsonl"]
-    fixes_file = fixes_file if fixes_file is not None else tests / "label_fixes.json"
+        label_files = [data_dir / "boards.jsonl", LABELS_DIR / "labels_added.jsonl"]
+    fixes_file = fixes_file if fixes_file is not None else LABELS_DIR / "label_fixes.json"
     entries: dict[str, dict] = {}
     for label_file in label_files:
         if not Path(label_file).is_file():
@@ -147,7 +150,7 @@ def load_boards(
         apply_fixes(entries, json.loads(fixes_file.read_text()))
     boards = [_board(e, data_dir / e["file"]) for e in entries.values()]
     if include_samples:
-        samples = project_dir() / "sample_images"
+        samples = sample_dir()
         for label in sorted(samples.glob("*.json")):
             entry = json.loads(label.read_text())
             if entry.get("original") in entries:

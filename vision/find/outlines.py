@@ -27,18 +27,9 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-
-from vision.geometry import (
-    aspect_ratio,
-    interior_angles,
-    long_side_first,
-    order_corners,
-    side_lengths,
-)
-from vision.image import resize_long_side
-from vision.segment_check import edge_support, inspect
-from vision.segment_fit import fit_quad, snap_sides
-from vision.segment_symbols import (
+from setvision.vision.find.check import edge_support, inspect
+from setvision.vision.find.fit import fit_quad, snap_sides
+from setvision.vision.find.symbols import (
     SYMBOL_TO_WIDTH,
     Blob,
     Hypothesis,
@@ -47,6 +38,14 @@ from vision.segment_symbols import (
     group_blobs,
     ink_strength,
 )
+from setvision.vision.geometry import (
+    aspect_ratio,
+    interior_angles,
+    long_side_first,
+    order_corners,
+    side_lengths,
+)
+from setvision.vision.image import resize_long_side
 
 #: A quad holding less than this share of its card's length (judged from the symbols' spacing,
 #: against the photo's other cards) stops where something covers the card.

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from setvision.vision.live.session import LiveAnalyser
+from setvision.vision.live.source import Frame, open_video
+from setvision.vision.live.tracking import LiveLayout
 from threadpoolctl import threadpool_limits
-
-from vision.live import LiveAnalyser
-from vision.live_source import Frame, open_video
-from vision.tracking import LiveLayout
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from solver import ATTRIBUTES, find_sets
-from vision.dataset import Board
-from vision.geometry import contains_point
-from vision.image import load
-from vision.layout import Layout
-from vision.matching import match_by_identity, match_by_position
+from setvision.solver import ATTRIBUTES, find_sets
+from setvision.vision.geometry import contains_point
+from setvision.vision.image import load
+from setvision.vision.layout import Layout
+from setvision.vision.learn.dataset import Board
+from setvision.vision.learn.matching import match_by_identity, match_by_position
 
 
 @dataclass

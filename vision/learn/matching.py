@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-
-from solver import ATTRIBUTES, Card
-from vision.geometry import contains_point
+from setvision.solver import ATTRIBUTES, Card
+from setvision.vision.geometry import contains_point
 
 
 def match_by_position(

@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 
-from vision.live_source import Frame, FrameSource
-from vision.tracking import LiveLayout
+from setvision.vision.live.source import Frame, FrameSource
+from setvision.vision.live.tracking import LiveLayout
 
 Analyse = Callable[[Frame], LiveLayout]
 

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from vision.errors import CameraError
+from setvision.vision.errors import CameraError
 
 logger = logging.getLogger(__name__)
 

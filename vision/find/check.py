@@ -13,8 +13,7 @@ from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
-
-from vision.geometry import aspect_ratio, long_side_first
+from setvision.vision.geometry import aspect_ratio, long_side_first
 
 #: Patch size (landscape: the card's length runs along x), and the table kept around it.
 PATCH_W, PATCH_H, PAD = 72, 48, 6

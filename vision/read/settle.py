@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-
-from solver import ATTRIBUTES, Card
+from setvision.solver import ATTRIBUTES, Card
 
 _CODES = np.array([Card.from_index(i).codes for i in range(81)])  # (81, 4)
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
-
-from solver import Card
-from vision.contract import layout_record
-from vision.geometry import contains_point, side_lengths
-from vision.image import as_bgr
-from vision.layout import CONFIDENT, CardReading, Ignored
-from vision.live_motion import (
+from setvision.solver import Card
+from setvision.vision.contract import layout_record
+from setvision.vision.find.outlines import Outline, find_outlines
+from setvision.vision.geometry import contains_point, side_lengths
+from setvision.vision.image import as_bgr
+from setvision.vision.layout import CONFIDENT, CardReading, Ignored
+from setvision.vision.live.motion import (
     QuadFlow,
     apply_homography,
     likeness,
@@ -29,11 +29,10 @@ from vision.live_motion import (
     thumbnail,
     work_copy,
 )
-from vision.live_source import Frame
-from vision.pipeline import CardReader, MeasuredCard
-from vision.segment import Outline, find_outlines
-from vision.settle import settle
-from vision.tracking import LiveLayout, Track, Tracker, quad_iou
+from setvision.vision.live.source import Frame
+from setvision.vision.live.tracking import LiveLayout, Track, Tracker, quad_iou
+from setvision.vision.pipeline import CardReader, MeasuredCard
+from setvision.vision.read.settle import settle
 
 logger = logging.getLogger(__name__)
 

@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-
-from solver import ATTRIBUTES, Card
-from vision.layout import CardReading, Ignored, Layout, verdict_message
-from vision.order import reading_order
-from vision.settle import settle
+from setvision.solver import ATTRIBUTES, Card
+from setvision.vision.layout import CardReading, Ignored, Layout, verdict_message
+from setvision.vision.order import reading_order
+from setvision.vision.read.settle import settle
 
 #: Readings averaged per card: enough to outvote a blurred frame, few enough to follow changes.
 VOTES = 8

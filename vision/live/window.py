@@ -14,15 +14,14 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-
-from solver import explain
-from vision.geometry import contains_point
-from vision.live import live_record
-from vision.live_output import VideoSink, save_snapshot
-from vision.live_source import Frame, FrameSource
-from vision.live_worker import Analyse, AnalysisWorker
-from vision.overlay import REVEALS, Annotator
-from vision.tracking import LiveLayout
+from setvision.solver import explain
+from setvision.vision.geometry import contains_point
+from setvision.vision.live.output import VideoSink, save_snapshot
+from setvision.vision.live.session import live_record
+from setvision.vision.live.source import Frame, FrameSource
+from setvision.vision.live.tracking import LiveLayout
+from setvision.vision.live.worker import Analyse, AnalysisWorker
+from setvision.vision.report.overlay import REVEALS, Annotator
 
 WINDOW = "setvision live"
 KEY_HELP = "h hints  space freeze  s save  c confidence  q quit"

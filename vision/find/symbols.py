@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from vision.segment_fit import CARD_RATIO
+from setvision.vision.find.fit import CARD_RATIO
 
 #: A symbol's length (across the card) over the card's width, and its thickness over length.
 SYMBOL_TO_WIDTH = 0.71

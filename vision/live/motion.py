@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from vision.geometry import long_side_first
-from vision.image import resize_long_side
+from setvision.vision.geometry import long_side_first
+from setvision.vision.image import resize_long_side
 
 #: Thumbnail (width, height) compared between frames: coarse enough to ignore blur and noise.
 THUMB_SIZE = (32, 20)

@@ -13,10 +13,9 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-
-from solver import ATTRIBUTES, VALUES
-from solver.errors import SetvisionError
-from vision.features import FEATURE_GROUPS, CardFeatures
+from setvision.solver import ATTRIBUTES, VALUES
+from setvision.solver.errors import SetvisionError
+from setvision.vision.read.features import FEATURE_GROUPS, CardFeatures
 
 MODEL_FORMAT = 1
 DEFAULT_MODEL = "default.json"
@@ -267,7 +266,7 @@ FEATURE_GROUPS_ALL = tuple(name for names in FEATURE_GROUPS.values() for name in
 def load_models(path: str | Path | None = None) -> AttributeModels:
     """The shipped model, or the one at ``path``."""
     if path is None:
-        resource = resources.files("vision") / "models" / DEFAULT_MODEL
+        resource = resources.files("setvision.vision") / "models" / DEFAULT_MODEL
         if not resource.is_file():
             raise ModelError("the shipped model is missing: run `setvision train` to build it")
         return AttributeModels.from_json(resource.read_text(), DEFAULT_MODEL)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-
-from vision.geometry import order_corners
+from setvision.vision.geometry import order_corners
 
 #: A SET card's length over its width (57 x 89 mm).
 CARD_RATIO = 1.56

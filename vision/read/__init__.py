@@ -1,0 +1,1 @@
+"""Reading a card: a card warped upright goes in, features and attribute probabilities come out."""
