@@ -1,14 +1,19 @@
 """Reading photos: the bad-input corpus and EXIF orientation."""
 
+import json
 import struct
 import zlib
 
 import cv2
 import numpy as np
 import pytest
+from setvision.cli import main
 from setvision.vision.errors import ImageError
 from setvision.vision.exif import orientation as exif_orientation
-from setvision.vision.image import as_bgr, decode, load, orient_points
+from setvision.vision.image import as_bgr, decode, jpeg_end, load, orient_points
+
+#: A phone photo kept byte-for-byte as published (EXIF orientation 6).
+PHONE = "boards/dbieber__setfinder/data__input_images__12.jpg"
 
 
 def _png(array: np.ndarray) -> bytes:
@@ -103,3 +108,51 @@ def test_large_jpeg_is_decoded_reduced_with_the_scale_kept():
     photo = decode(data.tobytes(), "big.jpg")
     assert photo.size == (4400, 3300)
     assert max(photo.image.shape[:2]) < 4400 and photo.image.shape[1] * photo.scale == 4400
+
+
+def _appended(kind: str) -> bytes:
+    """100 KB to append after the EOI: random bytes, or bytes with FFD8/FFD9 not ending in FFD9."""
+    junk = np.random.default_rng(7).integers(0, 256, 100_000, np.uint8).tobytes()
+    if kind == "random":
+        return junk
+    return b"\xff\xd8\xff\xe1\x00\x10" + junk[:50_000] + b"\xff\xd9" + junk[50_000:] + b"\xff\xd8"
+
+
+@pytest.mark.parametrize("kind", ["random", "markers"])
+def test_data_after_the_jpeg_end_is_ignored(data_dir, photo, kind):
+    """Samsung and Pixel motion photos append data (even an MP4) after the JPEG's EOI."""
+    data = (data_dir / PHONE).read_bytes()
+    extended = data + _appended(kind)
+    assert not extended.endswith(b"\xff\xd9") and jpeg_end(extended) == len(data)
+    original, read = photo(data_dir / PHONE), decode(extended, "motion.jpg")
+    assert np.array_equal(read.image, original.image)
+    assert (read.size, read.scale) == (original.size, original.scale)
+
+
+def test_a_jpeg_cut_short_is_still_truncated(data_dir):
+    data = (data_dir / PHONE).read_bytes()
+    with pytest.raises(ImageError, match="truncated"):
+        decode(data[: len(data) * 7 // 10], "cut.jpg")
+    assert all(jpeg_end(data[:n]) is None for n in range(len(data) - 64, len(data)))
+
+
+def test_the_walk_skips_restart_markers_stuffed_bytes_and_ffd9_in_segments():
+    noise = np.random.default_rng(1).integers(0, 256, (64, 64, 3), np.uint8)
+    ok, encoded = cv2.imencode(".jpg", noise, [cv2.IMWRITE_JPEG_RST_INTERVAL, 1])
+    data = encoded.tobytes()
+    assert b"\xff\xd0" in data and b"\xff\x00" in data
+    comment = b"\xff\xfe\x00\x06\xff\xd9\xff\xd9"  # a COM segment holding FFD9 twice
+    with_comment = data[:2] + comment + data[2:]
+    assert jpeg_end(data) == len(data) and jpeg_end(with_comment) == len(with_comment)
+    assert all(jpeg_end(with_comment[:n]) is None for n in range(len(with_comment)))
+
+
+def test_detect_reads_a_motion_photo_like_the_original(data_dir, tmp_path, capsys):
+    original = data_dir / PHONE
+    motion = tmp_path / "motion.jpg"
+    motion.write_bytes(original.read_bytes() + _appended("markers"))
+    assert main(["detect", "--json", str(original), str(motion)]) == 0
+    first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert first["cards"] and first["verdict"] == second["verdict"]
+    assert [c["text"] for c in first["cards"]] == [c["text"] for c in second["cards"]]
+    assert first["image_size"] == second["image_size"]

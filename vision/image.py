@@ -96,10 +96,56 @@ def orient_points(points: np.ndarray, orientation: int, stored_size: tuple[int, 
     return np.stack(mapping.get(orientation, (x, y)), axis=1)
 
 
+#: Markers that stand alone, without a length: TEM, SOI and the restart markers RST0-RST7.
+_STANDALONE = frozenset({0x01, 0xD8, *range(0xD0, 0xD8)})
+
+
+def _scan_end(data: bytes, i: int) -> int:
+    """Index of the marker that ends the entropy-coded data starting at ``i``, else ``len(data)``.
+
+    Inside a scan 0xFF is followed by 0x00 (a stuffed byte), a restart marker or more 0xFF fill.
+    """
+    while (i := data.find(b"\xff", i)) != -1 and i + 1 < len(data):
+        following = data[i + 1]
+        if following == 0xFF:
+            i += 1
+        elif following == 0x00 or 0xD0 <= following <= 0xD7:
+            i += 2
+        else:
+            return i
+    return len(data)
+
+
+def jpeg_end(data: bytes) -> int | None:
+    """Offset just past a JPEG's end-of-image marker (EOI), or None if the data stops before it.
+
+    Walks the segments from SOI as libjpeg reads them (each skipped by its length, each scan's
+    entropy-coded data up to the next marker), so bytes appended after EOI (Samsung, Pixel
+    motion photos) and 0xFFD9 inside segments or the appended bytes are not taken for the end.
+    """
+    i = 2
+    while (i := data.find(b"\xff", i)) != -1 and i + 1 < len(data):
+        marker = data[i + 1]
+        if marker == 0xD9:
+            return i + 2
+        if marker in (0xFF, 0x00):  # fill before a marker; a stray stuffed byte, skipped by libjpeg
+            i += 1 if marker == 0xFF else 2
+        elif marker in _STANDALONE:
+            i += 2
+        elif i + 4 > len(data):
+            return None
+        else:
+            i += 2 + struct.unpack_from(">H", data, i + 2)[0]
+            if marker == 0xDA:  # start of scan: the entropy-coded data follows its header
+                i = _scan_end(data, i)
+    return None
+
+
 def _truncated(data: bytes) -> bool:
-    tail = data.rstrip(b"\x00")
+    """Whether a JPEG stops before its EOI or a PNG before its IEND chunk."""
     if data[:2] == b"\xff\xd8":
-        return not tail.endswith(b"\xff\xd9")
+        return jpeg_end(data) is None
+    tail = data.rstrip(b"\x00")
     if data[:8] == b"\x89PNG\r\n\x1a\n":
         return b"IEND" not in tail[-16:]
     return False
