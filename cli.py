@@ -539,29 +539,70 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     import cv2
     from setvision.vision.image import load
-    from setvision.vision.learn.bench import letterbox, time_reading
+    from setvision.vision.learn.bench import (
+        format_summary,
+        letterbox,
+        parse_frame_size,
+        summarise,
+        time_reading,
+    )
+    from threadpoolctl import threadpool_limits
 
+    for option, value in (
+        ("--repeat", args.repeat),
+        ("--threads", args.threads),
+        ("--limit", args.limit),
+        ("--max-frames", args.max_frames),
+    ):
+        if value is not None and value < 1:
+            raise SetvisionError(f"{option} must be at least 1, got {value}")
+    size = parse_frame_size(args.frame_size or "1280x720")
     if args.live:
+        if args.paths or args.repeat or args.limit or args.per_photo:
+            raise SetvisionError(
+                "--live times videos: PATH, --repeat, --limit and --per-photo are for photos"
+            )
         return _bench_live(args)
+    if args.max_frames:
+        raise SetvisionError("--max-frames is for --live videos; for photos use --limit")
+    given = args.paths or [_default_samples()]
+    paths = expand_paths(given)[: args.limit]
+    repeat = args.repeat or (3 if any(os.path.isdir(p) for p in given) else 15)
     cv2.setNumThreads(args.threads)
     reader = _reader(args)
-    paths = expand_paths(args.paths or [_default_samples()])
+    frame = f"{size[0]}x{size[1]}"
     stages = ("find", "measure", "classify", "total")
-    print(f"median of {args.repeat} runs per frame, {args.threads} OpenCV thread(s); ms")
-    print(f"{'photo':<48} {'size':>10} {'cards':>5} " + " ".join(f"{s:>8}" for s in stages))
-    for path in paths:
-        photo = load(path)
-        for label, image in (
-            ("1280x720", letterbox(photo.image, (1280, 720))),
-            ("full", photo.image),
-        ):
-            timing = time_reading(reader, image, label, args.repeat)
-            size = f"{timing.width}x{timing.height}"
-            name = f"{os.path.basename(path)[:38]} {label}"
-            print(
-                f"{name:<48} {size:>10} {timing.cards:>5} "
-                + " ".join(f"{timing.stages_ms.get(s, 0.0):>8.1f}" for s in stages)
-            )
+    print(
+        f"{len(paths)} photo(s) letterboxed into {frame}, median of {repeat} run(s) per photo, "
+        f"{args.threads} thread(s); ms"
+    )
+    if args.per_photo:
+        print(f"{'photo':<48} {'size':>10} {'cards':>5} " + " ".join(f"{s:>8}" for s in stages))
+    timings = []
+    progress = Progress(0 if args.per_photo else len(paths))
+    with threadpool_limits(args.threads):
+        for index, path in enumerate(paths):
+            photo = load(path)
+            name = os.path.basename(path)
+            frames = [(frame, letterbox(photo.image, size))]
+            if args.per_photo:
+                frames.append(("full", photo.image))
+            for label, image in frames:
+                # one untimed read first warms the models and caches, as a running app would be
+                timing = time_reading(reader, image, name, repeat, warmup=index == 0)
+                if label == frame:
+                    timings.append(timing)
+                if args.per_photo:
+                    print(
+                        f"{f'{name[:38]} {label}':<48} {f'{timing.width}x{timing.height}':>10} "
+                        f"{timing.cards:>5} "
+                        + " ".join(f"{timing.stages_ms.get(s, 0.0):>8.1f}" for s in stages)
+                    )
+            progress.step(path)
+    if args.per_photo:
+        print()
+    print(f"over photos, {frame} frames (ms; each photo's figure is the median of its runs):")
+    print("\n".join(format_summary(summarise(timings, stages))))
     return EXIT_OK
 
 
@@ -877,17 +918,36 @@ def build_parser() -> argparse.ArgumentParser:
     _add_reading_options(evaluation)
     evaluation.set_defaults(handler=cmd_eval)
 
-    bench = sub.add_parser("bench", help="time detection on photos (default: sample_images)")
-    bench.add_argument("paths", nargs="*", metavar="PATH")
-    bench.add_argument("--repeat", type=int, default=15, help="runs per photo (median)")
-    bench.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1 core)")
+    bench = sub.add_parser(
+        "bench", help="time detection over photos: median, p95, max (default: sample_images)"
+    )
+    bench.add_argument("paths", nargs="*", metavar="PATH", help="photos or folders of photos")
+    bench.add_argument(
+        "--frame-size",
+        metavar="WxH",
+        help="letterbox photos into this frame (default 1280x720); with --live: fit frames into it",
+    )
+    bench.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="timed runs per photo, its figure the median (default 3 with a folder, else 15)",
+    )
+    bench.add_argument(
+        "--threads", type=int, default=1, metavar="N", help="OpenCV and numpy threads (default 1)"
+    )
+    bench.add_argument(
+        "--limit", type=int, metavar="N", help="only the first N photos (folders in name order)"
+    )
+    bench.add_argument(
+        "--per-photo",
+        action="store_true",
+        help="also a line per photo, letterboxed and at full size (before the summary)",
+    )
     bench.add_argument(
         "--live", nargs="+", metavar="VIDEO", help="time live analysis on videos (or folders)"
     )
     bench.add_argument("--max-frames", type=int, metavar="N", help="with --live: first N frames")
-    bench.add_argument(
-        "--frame-size", metavar="WxH", help="with --live: fit frames into e.g. 1280x720 first"
-    )
     _add_reading_options(bench)
     bench.set_defaults(handler=cmd_bench)
 
