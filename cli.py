@@ -461,6 +461,18 @@ def _data_dir(args: argparse.Namespace):
     return Path(args.data) if getattr(args, "data", None) else default_data_dir()
 
 
+def _checkout_model_path(out: str | None, name: str) -> str:
+    """Where to write a model: ``out``, else the checkout's vision/models/ (never site-packages)."""
+    if out:
+        return out
+    path = os.path.join("vision", "models", name)
+    if not (os.path.isfile("pyproject.toml") and os.path.isdir(os.path.dirname(path))):
+        raise SetvisionError(
+            "training writes vision/models/ of a checkout: run it from the checkout, or give --out"
+        )
+    return path
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -470,11 +482,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     data = _data_dir(args)
     samples = training_samples(data, args.jobs, boards=not args.crops_only)
     models = fit_models(samples)
-    out = Path(args.out) if args.out else Path("vision") / "models" / DEFAULT_MODEL
-    if not args.out and not (Path("pyproject.toml").is_file() and out.parent.is_dir()):
-        raise SetvisionError(
-            "train writes vision/models/ of a checkout: run it from the checkout, or give --out"
-        )
+    out = Path(_checkout_model_path(args.out, DEFAULT_MODEL))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(models.to_json())
     info = models.trained_on
@@ -487,12 +495,104 @@ def cmd_train(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_train_finder(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from setvision.vision.find.cardness import FINDER_MODEL
+    from setvision.vision.learn.find_training import train_finder
+
+    out = _checkout_model_path(args.out, FINDER_MODEL)
+    progress = Progress(1)
+    report = train_finder(_data_dir(args), args.jobs, progress.step)
+    _print_held_out(report)
+    Path(out).write_text(report.model.to_json())
+    info = report.model.trained_on
+    print(
+        f"fitted on {info['candidates']} candidates ({info['cards']} cards) of {info['photos']} "
+        f"photos and copies from {len(info['sources'])} sources"
+    )
+    print(f"wrote {out} ({Path(out).stat().st_size / 1e6:.2f} MB)")
+    return EXIT_OK
+
+
+def _print_held_out(report) -> None:
+    import numpy as np
+    from setvision.vision.learn.find_eval import format_find_table, summarise_finding
+
+    model, results = report.model, report.held_out
+    print("card finding, each source judged by a finder fitted without it")
+    print("(the new source: each capture session by a finder fitted without that session)")
+    print(format_find_table(summarise_finding(results)))
+    sent = np.mean([r.fallback for r in results])
+    print(
+        f"previous finder asked on {sent:.1%} of photos (unexplained paper >= "
+        f"{model.unexplained:g} card, or a candidate in doubt >= {model.recheck:g})"
+    )
+    print("\nper capture session of the new source")
+    sessions = [r for r in results if r.group != r.source]
+    print(format_find_table(summarise_finding(sessions, key="group")))
+    print("\nthe new source, judged by a finder fitted without any of it")
+    print(format_find_table(summarise_finding(report.unseen_source)))
+
+
+def _eval_find(args: argparse.Namespace) -> int:
+    import numpy as np
+    from setvision.vision.learn.find_eval import (
+        format_find_table,
+        previous_finder,
+        run_finding,
+        run_scale_agreement,
+        summarise_finding,
+    )
+    from setvision.vision.learn.find_training import finder_truths
+
+    data = _data_dir(args)
+    if args.loso:
+        from setvision.vision.learn.find_training import train_finder
+
+        progress = Progress(1)
+        _print_held_out(train_finder(data, args.jobs, progress.step))
+        return EXIT_OK
+    truths = finder_truths(data)
+    if args.source:
+        truths = [t for t in truths if any(s.lower() in t.source.lower() for s in args.source)]
+    if not truths:
+        raise SetvisionError("no photos with every card placed to measure")
+    finder = previous_finder if args.finder == "previous" else None
+
+    progress = Progress(len(truths))
+    if args.scales:
+        rows = run_scale_agreement(truths, finder, args.jobs, progress.step)
+        by_source: dict[str, list[bool]] = {}
+        for _, source, agree, _ in rows:
+            by_source.setdefault(source, []).append(agree)
+        print("| source | photos | same cards at long sides 800, 1200, 1600 |")
+        print("|---|---:|---:|")
+        for source, agreed in sorted(by_source.items()):
+            print(f"| {source} | {len(agreed)} | {np.mean(agreed):.3f} |")
+        print(f"| **all** | {len(rows)} | {np.mean([r[2] for r in rows]):.3f} |")
+        if args.details:
+            for file, _, agree, counts in rows:
+                if not agree:
+                    print(f"{file}: cards per size {counts}")
+        return EXIT_OK
+    results = run_finding(truths, finder, args.jobs, progress.step)
+    print(format_find_table(summarise_finding(results)))
+    if args.details:
+        for r in results:
+            if not r.complete:
+                print(f"{r.file}: found {r.found}/{r.labelled}, false {r.false_detections}")
+    return EXIT_OK
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from setvision.vision.learn.dataset import load_boards
     from setvision.vision.learn.evaluate import evaluate, format_table, summarise
 
+    if args.find:
+        return _eval_find(args)
     data = _data_dir(args)
     files = [Path(f) for f in args.labels] if args.labels else None
     boards = load_boards(files, data_dir=data, include_samples=not args.labels)
@@ -896,6 +996,18 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--crops-only", action="store_true", help="leave board photos out")
     train.set_defaults(handler=cmd_train)
 
+    train_finder = sub.add_parser(
+        "train-finder", help="fit the card finder's model from the labelled outlines and centres"
+    )
+    train_finder.add_argument(
+        "--data", metavar="DIR", help="the data folder (default ../shared/data)"
+    )
+    train_finder.add_argument(
+        "--out", metavar="PATH", help="model file to write (default: the checkout's shipped one)"
+    )
+    train_finder.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    train_finder.set_defaults(handler=cmd_train_finder)
+
     evaluation = sub.add_parser("eval", help="measure accuracy on labelled photos")
     evaluation.add_argument("labels", nargs="*", metavar="LABELS.jsonl")
     evaluation.add_argument(
@@ -913,6 +1025,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--calibration",
         action="store_true",
         help="per source: general model, per-photo and explicit calibration (models without it)",
+    )
+    evaluation.add_argument(
+        "--find",
+        action="store_true",
+        help="card finding alone: recall, precision, photos complete (with --loso: held out)",
+    )
+    evaluation.add_argument(
+        "--scales",
+        action="store_true",
+        help="with --find: read photos at long sides 800, 1200, 1600; share with the same cards",
+    )
+    evaluation.add_argument(
+        "--finder",
+        choices=("learned", "previous"),
+        default="learned",
+        help="with --find: the learned finder (default) or the previous hand-set one",
     )
     evaluation.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     _add_reading_options(evaluation)

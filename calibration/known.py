@@ -24,8 +24,10 @@ class _Premeasured(CardReader):
         super().__init__(reader.models, reader.adjust)
         self._measured, self._ignored = measured, ignored
 
-    def measure(self, image: np.ndarray) -> tuple[list[MeasuredCard], list[Ignored], dict]:
-        return list(self._measured), list(self._ignored), {}
+    def measure(
+        self, image: np.ndarray
+    ) -> tuple[list[MeasuredCard], list[Ignored], dict, list[np.ndarray]]:
+        return list(self._measured), list(self._ignored), {}, []
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,6 @@ class MeasuredPhoto:
 
 def measure_photo(reader: CardReader, photo: Photo) -> MeasuredPhoto:
     """Find and measure every card of a photo once, in reading order."""
-    measured, ignored, _ = reader.measure(photo.image)
+    measured, ignored, _, _ = reader.measure(photo.image)
     order = reading_order([m.outline.corners_xy for m in measured])
     return MeasuredPhoto(photo, tuple(measured[i] for i in order), tuple(ignored))

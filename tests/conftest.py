@@ -63,3 +63,18 @@ def reader():
 @pytest.fixture(scope="session")
 def sample_labels() -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in SAMPLES.glob("*.json")}
+
+
+@pytest.fixture(scope="session")
+def drawn():
+    """Two cards drawn on a dark cloth, one turned by 30 degrees, and their exact corners."""
+    import cv2
+    import numpy as np
+    from test_segment import _card
+
+    image = np.full((360, 480, 3), (45, 40, 38), np.uint8)
+    expected = [
+        _card(image, (130, 170), 110, 0, "red", 2),
+        _card(image, (340, 190), 100, 30, "purple", 3),
+    ]
+    return cv2.GaussianBlur(image, (3, 3), 0), expected

@@ -40,17 +40,6 @@ def _card(image: np.ndarray, centre, width: float, angle: float, colour: str, co
     return order_corners(corners.astype(np.float32))
 
 
-@pytest.fixture(scope="module")
-def drawn():
-    """Two cards on a dark cloth, one turned by 30 degrees, and their exact corners."""
-    image = np.full((360, 480, 3), (45, 40, 38), np.uint8)
-    expected = [
-        _card(image, (130, 170), 110, 0, "red", 2),
-        _card(image, (340, 190), 100, 30, "purple", 3),
-    ]
-    return cv2.GaussianBlur(image, (3, 3), 0), expected
-
-
 def test_drawn_cards_are_found_with_exact_corners_clockwise_from_top_left(drawn):
     image, expected = drawn
     outlines = find_outlines(image)

@@ -54,6 +54,7 @@ def layout_record(layout: Layout, source: str, reveal: str = "all") -> dict:
         "ignored": [
             {"corners": _point_list(i.corners_xy), "reason": i.reason} for i in layout.ignored
         ],
+        "possible_cards": [{"corners": _point_list(q)} for q in layout.possible],
         "timings_ms": {k: round(v, 2) for k, v in layout.timings_ms.items()},
     }
 

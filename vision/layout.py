@@ -69,6 +69,12 @@ class CardReading:
         return found
 
 
+#: Why a card-like outline was not read: no symbols could be made out on it.
+NO_SYMBOLS = "no symbols found"
+#: How many places where a card may be missed are named in the verdict.
+MISSED_NAMED = 2
+
+
 @dataclass(frozen=True)
 class Ignored:
     """An outline that was not read, and why (e.g. cut by the image border)."""
@@ -85,6 +91,8 @@ class Layout:
     cards: tuple[CardReading, ...] = ()
     ignored: tuple[Ignored, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: card-like places not taken for cards (quads): a card may have been missed there
+    possible: tuple[np.ndarray, ...] = ()
 
     @classmethod
     def empty(cls, image_size: tuple[int, int]) -> Layout:
@@ -100,7 +108,8 @@ class Layout:
         )
         ignored = tuple(Ignored(i.corners_xy * np.float32(factor), i.reason) for i in self.ignored)
         size = (round(self.image_size[0] * factor), round(self.image_size[1] * factor))
-        return Layout(size, cards, ignored, self.timings_ms)
+        possible = tuple(q * np.float32(factor) for q in self.possible)
+        return Layout(size, cards, ignored, self.timings_ms, possible)
 
     @property
     def sets(self) -> list[tuple[int, int, int]]:
@@ -120,9 +129,19 @@ class Layout:
         three; another count means a card was missed, cut off or taken for a card wrongly.
         """
         doubts = []
-        if self.ignored:
-            n = len(self.ignored)
-            doubts.append(f"{n} card{'s' if n > 1 else ''} only partly visible")
+        blank = sum(i.reason == NO_SYMBOLS for i in self.ignored)
+        partial = len(self.ignored) - blank
+        if partial:
+            doubts.append(f"{partial} card{'s' if partial > 1 else ''} only partly visible")
+        if blank:
+            doubts.append(
+                f"{blank} card-like shape{'s' if blank > 1 else ''} without readable symbols"
+            )
+        for quad in self.possible[:MISSED_NAMED]:
+            x, y = np.asarray(quad, float).mean(axis=0)
+            doubts.append(f"a card may be missed near ({x:.0f}, {y:.0f})")
+        if len(self.possible) > MISSED_NAMED:
+            doubts.append(f"{len(self.possible) - MISSED_NAMED} more places may hold a card")
         if self.cards and len(self.cards) % 3:
             doubts.append(
                 f"{len(self.cards)} card{'s' if len(self.cards) > 1 else ''} found, "

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from setvision.solver import ATTRIBUTES
-from setvision.vision.find.outlines import Outline, find_outlines
+from setvision.vision.find.finder import find_cards
+from setvision.vision.find.outlines import Outline
 from setvision.vision.image import Photo, as_bgr
-from setvision.vision.layout import CardReading, Ignored, Layout
+from setvision.vision.layout import NO_SYMBOLS, CardReading, Ignored, Layout
 from setvision.vision.order import reading_order
 from setvision.vision.read.classify import AttributeModels, load_models
 from setvision.vision.read.features import CardFeatures, complete_row, extract
@@ -50,19 +51,23 @@ class CardReader:
         self.models = models if models is not None else load_models()
         self.adjust = adjust
 
-    def measure(self, image: np.ndarray) -> tuple[list[MeasuredCard], list[Ignored], dict]:
-        """Find and measure every card of a BGR image (corners in its own pixels)."""
+    def measure(
+        self, image: np.ndarray
+    ) -> tuple[list[MeasuredCard], list[Ignored], dict, list[np.ndarray]]:
+        """Find and measure every card of a BGR image (corners in its own pixels); also the
+        card-like places not taken for cards."""
         timings: dict[str, float] = {}
         start = time.perf_counter()
-        outlines = find_outlines(image)
+        found = find_cards(image)
+        outlines = found.outlines
         timings["find"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         measured, ignored = [], []
         for outline in outlines:
-            found = self.measure_outline(image, outline)
-            (measured if isinstance(found, MeasuredCard) else ignored).append(found)
+            result = self.measure_outline(image, outline)
+            (measured if isinstance(result, MeasuredCard) else ignored).append(result)
         timings["measure"] = (time.perf_counter() - start) * 1000
-        return measured, ignored, timings
+        return measured, ignored, timings, found.possible
 
     @staticmethod
     def measure_outline(image: np.ndarray, outline: Outline) -> MeasuredCard | Ignored:
@@ -79,7 +84,7 @@ class CardReader:
                 card, features = turned, turned_features
         size = (card.shape[1], card.shape[0])
         if not features.symbols:
-            return Ignored(outline.corners_xy, "no symbols found")
+            return Ignored(outline.corners_xy, NO_SYMBOLS)
         if outline.touches_border and not symbols_complete(features, size):
             return Ignored(outline.corners_xy, "cut by the image border")
         if outline.occluded and not symbols_complete(features, size):
@@ -106,17 +111,20 @@ class CardReader:
         """Read every card of an image; ``scale`` maps its pixels to the original photo's."""
         image = as_bgr(image)
         total = time.perf_counter()
-        measured, ignored, timings = self.measure(image)
+        measured, ignored, timings, possible = self.measure(image)
         start = time.perf_counter()
         readings = self.classify(measured)
         timings["classify"] = (time.perf_counter() - start) * 1000
         order = reading_order([r.corners_xy for r in readings])
         readings = [readings[i] for i in order]
         timings["total"] = (time.perf_counter() - total) * 1000
-        layout = Layout((image.shape[1], image.shape[0]), tuple(readings), tuple(ignored), timings)
+        size = (image.shape[1], image.shape[0])
+        layout = Layout(size, tuple(readings), tuple(ignored), timings, tuple(possible))
         layout = layout.scaled(scale)
         if image_size is not None:
-            layout = Layout(tuple(image_size), layout.cards, layout.ignored, timings)
+            layout = Layout(
+                tuple(image_size), layout.cards, layout.ignored, timings, layout.possible
+            )
         return layout
 
     def read_photo(self, photo: Photo) -> Layout:

@@ -63,3 +63,29 @@ def augment(image: np.ndarray, key: str) -> tuple[str, np.ndarray]:
     names = sorted(AUGMENTATIONS)
     name = names[seed % len(names)]
     return name, AUGMENTATIONS[name](image, np.random.default_rng(seed))
+
+
+def cast_shadow(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A person's hard shadow: a dark band with a sharp edge across part of the picture."""
+    height, width = image.shape[:2]
+    angle = rng.uniform(0, np.pi)
+    normal = np.array([np.cos(angle), np.sin(angle)])
+    ys, xs = np.mgrid[0:height, 0:width]
+    distance = (xs - width * rng.uniform(0.3, 0.7)) * normal[0]
+    distance += (ys - height * rng.uniform(0.3, 0.7)) * normal[1]
+    shade = np.where(distance > 0, rng.uniform(0.35, 0.6), 1.0).astype(np.float32)
+    shade = cv2.GaussianBlur(shade, (0, 0), rng.uniform(1.0, 4.0))
+    return np.clip(image * shade[..., None], 0, 255).astype(np.uint8)
+
+
+#: The finder also learns cards under a hard cast shadow (the attribute models' copies stay as
+#: they are, so their training is unchanged).
+FINDER_AUGMENTATIONS = {**AUGMENTATIONS, "shadow": cast_shadow}
+
+
+def augment_for_finder(image: np.ndarray, key: str) -> tuple[str, np.ndarray]:
+    """One change of camera or light (or a cast shadow) for the photo named ``key``."""
+    seed = int(hashlib.sha1(("finder " + key).encode()).hexdigest()[:12], 16)
+    names = sorted(FINDER_AUGMENTATIONS)
+    name = names[seed % len(names)]
+    return name, FINDER_AUGMENTATIONS[name](image, np.random.default_rng(seed))

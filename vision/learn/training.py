@@ -20,6 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from setvision.solver import ATTRIBUTES, VALUES, Card
+from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline, find_outlines
 from setvision.vision.image import load
 from setvision.vision.learn.augment import augment
@@ -90,7 +91,7 @@ def _board_samples(board: Board, augmented: bool = False) -> list[Sample]:
     if augmented:
         change, image = augment(image, board.file)
         origin, file = "augmented", f"{file} ({change})"
-    outlines = find_outlines(image)
+    outlines = find_cards(image).outlines
     quads = [o.corners_xy * photo.scale for o in outlines]
     pairs = match_by_position(quads, [c.centre for c in board.cards])
     samples = []
@@ -117,6 +118,9 @@ def _code_fingerprint() -> str:
         digest.update((vision / name).read_bytes())
     for extra in sorted((vision / "find").glob("*.py")):
         digest.update(extra.read_bytes())
+    finder = vision / "models" / "finder.json"  # the boards' cards are found with it
+    if finder.is_file():
+        digest.update(finder.read_bytes())
     digest.update(cv2.__version__.encode())
     return digest.hexdigest()[:12]
 

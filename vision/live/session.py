@@ -17,7 +17,8 @@ import cv2
 import numpy as np
 from setvision.solver import Card
 from setvision.vision.contract import layout_record
-from setvision.vision.find.outlines import Outline, find_outlines
+from setvision.vision.find.finder import find_cards
+from setvision.vision.find.outlines import Outline
 from setvision.vision.geometry import contains_point, side_lengths
 from setvision.vision.image import as_bgr
 from setvision.vision.layout import CONFIDENT, CardReading, Ignored
@@ -204,7 +205,7 @@ class LiveAnalyser:
         """Find outlines, snap matching tracks to them; the rest are new cards to read."""
         outlines = [
             replace(o, corners_xy=(o.corners_xy / work.factor).astype(np.float32))
-            for o in find_outlines(work.small)
+            for o in find_cards(work.small).outlines
         ]
         pending, rejected, ignored = [], [], []
         for outline, track_id in zip(outlines, self.tracker.match(o.corners_xy for o in outlines)):

@@ -1,0 +1,242 @@
+"""Candidate card outlines, made generously: many binarisations of a photo, each region a quad.
+
+Nothing here decides what is a card: every region of plausible size and shape becomes a
+candidate, and a model learned from labelled outlines (``cardness``) judges them. The makers:
+
+- the paper score (lightness minus chroma from the photo's white point) at Otsu's level and
+  at levels above and below it, so pale tables and dim cards each have a level that parts them;
+- the same score against its local mean (cards in shade beside cards in light);
+- regions left between edges (cards on white tables, touching cards).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: Regions smaller than this share of the work image are not cards (about 20x13 px at 800).
+MIN_AREA_SHARE = 0.0004
+#: Regions larger than this share of the work image are not one card.
+MAX_AREA_SHARE = 0.5
+#: Regions filling less than this share of their convex hull are not one card.
+MIN_SOLIDITY = 0.75
+#: The most a lamp's tint scales one colour channel against the others.
+MAX_TINT = 1.6
+#: Quads longer than this many times their width, filling less than this share of their region,
+#: or with a corner further than this from square (degrees) are no card at any angle of view.
+MAX_ASPECT, MIN_FILL, MAX_ANGLE_ERROR = 3.0, 0.7, 45.0
+#: Paper-score levels tried above Otsu's (score units, 0-255): its own, and one that parts cards
+#: from a pale table.
+LEVEL_STEPS = (0, 30)
+#: Canny's (low, high) gradient levels for the regions left between edges: strong and faint.
+EDGE_LEVELS = ((30, 90), (10, 30))
+#: Side of the window of the local mean, as a share of the work image's long side.
+LOCAL_WINDOW = 0.08
+#: How far above its local mean the paper score must rise (score units).
+LOCAL_RISE = 12
+
+#: Candidates whose corners all lie within this many work pixels of another's are one.
+DUPLICATE_PX = 2.5
+
+MAKERS = ("otsu", "level", "local", "edges", "previous")
+PREVIOUS = MAKERS.index("previous")
+#: The paper mask kept to judge what the cards found leave unexplained is this much smaller.
+PAPER_SHRINK = 4
+
+
+@dataclass(frozen=True)
+class Maps:
+    """The per-pixel maps of a work image that makers and features share."""
+
+    image: np.ndarray  # BGR, uint8
+    light: np.ndarray  # grey level, uint8
+    chroma: np.ndarray  # spread of the white-balanced channels, uint8
+    score: np.ndarray  # paper score, uint8
+    otsu: float  # Otsu's level of the score
+    gradient: np.ndarray  # lightness gradient magnitude, float32
+    stack: np.ndarray  # score, light and chroma as one 3-channel image, for one warp each
+
+    def paper(self) -> np.ndarray:
+        """Where the score is paper's (above Otsu's level), ``PAPER_SHRINK`` times smaller."""
+        height, width = self.score.shape
+        size = (max(1, width // PAPER_SHRINK), max(1, height // PAPER_SHRINK))
+        small = cv2.resize(self.score, size, interpolation=cv2.INTER_AREA)
+        return (small > self.otsu).astype(np.uint8)
+
+
+@dataclass
+class Candidate:
+    """A region taken for a possible card: its quad (work pixels) and how it was made."""
+
+    quad: np.ndarray  # (4, 2) float32, clockwise from the top-left
+    region_area: float
+    hull_area: float
+    maker: int  # index into MAKERS
+    #: what the previous finder knew of its outlines: another card covers part of it, and
+    #: which sides are the card's long ones (judged from its symbols)
+    occluded: bool = False
+    long_side: int | None = None
+
+
+def _white_gains(image: np.ndarray, grey: np.ndarray) -> np.ndarray:
+    """Per-channel gains that make this photo's white neutral: its brightest tenth (the cards'
+    paper) averaged, trusted only as far as that tenth is one even colour and within what a
+    lamp does to white."""
+    hist = cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel().cumsum()
+    level = int(np.searchsorted(hist, 0.9 * hist[-1]))
+    bright = (grey >= level).astype(np.uint8)
+    mean, spread = cv2.meanStdDev(image, mask=bright)
+    mean, spread = mean.ravel(), spread.ravel()
+    trust = float(np.clip((20.0 - spread.max()) / 10.0, 0.0, 1.0))
+    gains = np.clip(mean.mean() / np.maximum(mean, 1.0), 1 / MAX_TINT, MAX_TINT)
+    return 1 + trust * (gains - 1)
+
+
+def make_maps(image: np.ndarray) -> Maps:
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    gains = _white_gains(image, grey)
+    balanced = cv2.transform(image, np.diag(gains).astype(np.float32))
+    channels = cv2.split(balanced)
+    chroma = cv2.subtract(cv2.max(cv2.max(*channels[:2]), channels[2]),
+                          cv2.min(cv2.min(*channels[:2]), channels[2]))  # fmt: skip
+    score = cv2.GaussianBlur(cv2.addWeighted(grey, 0.8, chroma, -0.8, 50), (3, 3), 0)
+    otsu, _ = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
+    stack = cv2.merge([score, grey, chroma])
+    return Maps(image, grey, chroma, score, float(otsu), cv2.magnitude(gx, gy), stack)
+
+
+def _masks(maps: Maps) -> list[tuple[int, np.ndarray, int]]:
+    """(maker, binary mask, pixels the mask's regions were shrunk by)."""
+    masks = []
+    for step in LEVEL_STEPS:
+        level = float(np.clip(maps.otsu + step, 1, 254))
+        _, mask = cv2.threshold(maps.score, level, 255, cv2.THRESH_BINARY)
+        masks.append((0 if step == 0 else 1, mask, 0))
+    window = int(LOCAL_WINDOW * max(maps.score.shape)) | 1
+    local = cv2.adaptiveThreshold(
+        maps.score, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, window, -LOCAL_RISE
+    )
+    masks.append((2, local, 0))
+    _, pale = cv2.threshold(maps.score, max(1.0, maps.otsu - 40), 255, cv2.THRESH_BINARY)
+    for (low, high), grow in zip(EDGE_LEVELS, (1, 2)):
+        edges = cv2.dilate(cv2.Canny(maps.light, low, high), np.ones((2 * grow + 1,) * 2, np.uint8))
+        masks.append((3, cv2.bitwise_and(pale, cv2.bitwise_not(edges)), grow))
+    return masks
+
+
+def _grown(quad: np.ndarray, pixels: float) -> np.ndarray:
+    """The quad with every side moved out by about ``pixels``."""
+    if pixels <= 0:
+        return quad
+    centre = quad.mean(axis=0)
+    radius = np.linalg.norm(quad - centre, axis=1).mean()
+    return (centre + (quad - centre) * (1 + 1.4 * pixels / max(radius, 1.0))).astype(np.float32)
+
+
+def _quad(contour: np.ndarray) -> np.ndarray:
+    """The region's quadrilateral (corners in any rotation): a four-corner approximation of
+    its hull, else its smallest enclosing rectangle."""
+    hull = cv2.convexHull(contour)
+    approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
+    if len(approx) == 4:
+        return approx.reshape(4, 2).astype(np.float32)
+    return cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32)
+
+
+def _clockwise(quads: np.ndarray) -> np.ndarray:
+    """Quads (N, 4, 2) with corners clockwise (y down) from the one nearest the top-left."""
+    centre = quads.mean(axis=1, keepdims=True)
+    angle = np.arctan2(quads[..., 1] - centre[..., 1], quads[..., 0] - centre[..., 0])
+    order = np.argsort(angle, axis=1)
+    quads = np.take_along_axis(quads, order[..., None], axis=1)
+    first = np.argmin(quads.sum(axis=2), axis=1)
+    roll = (np.arange(4)[None, :] + first[:, None]) % 4
+    return np.take_along_axis(quads, roll[..., None], axis=1)
+
+
+def _plausible(quads: np.ndarray, region_areas: np.ndarray) -> np.ndarray:
+    """Which quads (N, 4, 2, clockwise) could be a card seen from any angle."""
+    d = np.roll(quads, -1, axis=1) - quads
+    sides = np.sqrt((d * d).sum(axis=2))
+    x, y = quads[..., 0], quads[..., 1]
+    areas = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    pair_a, pair_b = sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]
+    before, after = -np.roll(d, 1, axis=1), d
+    cosines = (before * after).sum(axis=2) / (
+        np.linalg.norm(before, axis=2) * np.linalg.norm(after, axis=2) + 1e-9
+    )
+    angle_error = np.abs(np.degrees(np.arccos(np.clip(cosines, -1, 1))) - 90).max(axis=1)
+    return (
+        (areas > 0)
+        & (region_areas >= MIN_FILL * areas)
+        & (np.maximum(pair_a, pair_b) <= MAX_ASPECT * np.maximum(np.minimum(pair_a, pair_b), 1))
+        & (angle_error <= MAX_ANGLE_ERROR)
+    )
+
+
+def find_candidates(maps: Maps) -> list[Candidate]:
+    """Every region of every maker that could be a card by size, solidity and shape."""
+    height, width = maps.score.shape
+    low, high = MIN_AREA_SHARE * width * height, MAX_AREA_SHARE * width * height
+    # a region of area ``low`` has a perimeter of at least 4 sqrt(low) pixels
+    shortest = int(4 * np.sqrt(low))
+    quads, regions, hulls, makers = [], [], [], []
+    for maker, mask, shrunk in _masks(maps):
+        contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+        if hierarchy is None:
+            continue
+        outer = hierarchy[0][:, 3] < 0
+        for index in np.flatnonzero(outer):
+            contour = contours[index]
+            if len(contour) < shortest:
+                continue
+            area = cv2.contourArea(contour)
+            if not low <= area <= high:
+                continue
+            hull_area = cv2.contourArea(cv2.convexHull(contour))
+            if hull_area <= 0 or area < MIN_SOLIDITY * hull_area:
+                continue
+            quads.append(_grown(_quad(contour), shrunk))
+            regions.append(area)
+            hulls.append(hull_area)
+            makers.append(maker)
+    if not quads:
+        return []
+    ordered = _clockwise(np.array(quads, np.float32))
+    keep = _plausible(ordered, np.array(regions))
+    return [
+        Candidate(ordered[i], float(regions[i]), float(hulls[i]), makers[i])
+        for i in np.flatnonzero(keep)
+    ]
+
+
+def previous_candidates(image: np.ndarray) -> list[Candidate]:
+    """The outlines of the previous, hand-set finder (symbol groups, split piles, cut paper):
+    slower, asked only where the fast makers leave paper unexplained."""
+    from setvision.vision.find.outlines import find_outlines
+
+    candidates = []
+    for outline in find_outlines(image):
+        quad = outline.corners_xy.astype(np.float32)
+        area = float(cv2.contourArea(quad))
+        if area > 0:
+            candidates.append(
+                Candidate(quad, area, area, PREVIOUS, outline.occluded, outline.long_side)
+            )
+    return candidates
+
+
+def dedupe(candidates: list[Candidate]) -> list[Candidate]:
+    """One of each group of candidates whose corners all lie within ``DUPLICATE_PX``."""
+    kept: list[Candidate] = []
+    keys: set[tuple[int, ...]] = set()
+    for candidate in sorted(candidates, key=lambda c: -c.region_area / max(c.hull_area, 1.0)):
+        key = tuple(np.round(candidate.quad.ravel() / DUPLICATE_PX).astype(int).tolist())
+        if key not in keys:
+            keys.add(key)
+            kept.append(candidate)
+    return kept

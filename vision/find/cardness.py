@@ -1,0 +1,152 @@
+"""How likely a candidate is a SET card: a forest learned from labelled outlines.
+
+The model is fitted by ``setvision train-finder`` (``vision.learn.find_training``) on the
+candidates of every labelled photo, each marked card or not by its overlap with the labels,
+and stored as plain JSON arrays (``vision/models/finder.json``), like the attribute models.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from setvision.solver.errors import SetvisionError
+from setvision.vision.find.describe import CONTEXT, FEATURES, with_context
+from setvision.vision.read.classify import ForestModel
+
+FINDER_MODEL = "finder.json"
+FINDER_FORMAT = 2
+
+
+class FinderModelError(SetvisionError):
+    """The card finder's model is missing, damaged or was made for other features."""
+
+
+@dataclass(frozen=True)
+class CardnessModel:
+    """A forest over ``FEATURES`` and the probability above which a candidate is a card."""
+
+    forest: ForestModel
+    accept: float
+    work_long_side: int
+    trained_on: dict
+    #: below ``accept`` but at least this: a card may be there
+    doubt: float = 0.2
+    #: a photo goes to the previous finder when paper of at least this share of a typical card
+    #: is unexplained, or a candidate of at least this probability is in doubt (both learned
+    #: from held-out photos; see ``vision.learn.find_training.choose_recheck``)
+    unexplained: float = 0.4
+    recheck: float = 0.2
+    #: the second look, over ``FEATURES`` and ``CONTEXT`` (None: the first look decides)
+    context_forest: ForestModel | None = None
+
+    def first_look(self, x: np.ndarray) -> np.ndarray:
+        if len(x) == 0:
+            return np.zeros(0)
+        return self.forest.predict_proba(np.nan_to_num(x, nan=-1e3))[:, 1]
+
+    def probability(self, x: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
+        """Each candidate's probability of being a card; ``x`` holds every candidate of one
+        photo (the second look compares them), ``first`` the first look's if known."""
+        if len(x) == 0:
+            return np.zeros(0)
+        first = self.first_look(x) if first is None else first
+        if self.context_forest is None:
+            return first
+        x = np.nan_to_num(with_context(x, first), nan=-1e3)
+        return self.context_forest.predict_proba(x)[:, 1]
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "format": FINDER_FORMAT,
+                "features": list(FEATURES),
+                "accept": self.accept,
+                "doubt": self.doubt,
+                "unexplained": self.unexplained if np.isfinite(self.unexplained) else None,
+                "recheck": self.recheck,
+                "work_long_side": self.work_long_side,
+                "trained_on": self.trained_on,
+                "forest": self.forest.to_dict(),
+                "context": list(CONTEXT),
+                "context_forest": None
+                if self.context_forest is None
+                else self.context_forest.to_dict(),
+            }
+        )
+
+
+def parse_model(text: str, name: str) -> CardnessModel:
+    """A model from its JSON text; every flaw is one ``FinderModelError`` naming the file."""
+    try:
+        data = json.loads(text)
+        if data.get("format") != FINDER_FORMAT or tuple(data["features"]) != FEATURES:
+            raise FinderModelError(
+                f"{name}: made for other finder features: retrain with `setvision train-finder`"
+            )
+        if tuple(data["context"]) != CONTEXT:
+            raise FinderModelError(
+                f"{name}: made for other finder features: retrain with `setvision train-finder`"
+            )
+        forest = ForestModel.from_dict(data["forest"])
+        context = data["context_forest"]
+        context_forest = None if context is None else ForestModel.from_dict(context)
+        valid = (
+            _forest_fits(forest, len(FEATURES))
+            and (context_forest is None or _forest_fits(context_forest, len(FEATURES + CONTEXT)))
+            and 0.0 < float(data["doubt"]) <= float(data["accept"]) < 1.0
+            and float(data["recheck"]) > 0.0
+            and (data["unexplained"] is None or float(data["unexplained"]) > 0)
+            and 64 <= int(data["work_long_side"]) <= 4096
+        )
+        if not valid:
+            raise FinderModelError(f"{name}: the finder model's arrays do not fit together")
+        return CardnessModel(
+            forest,
+            float(data["accept"]),
+            int(data["work_long_side"]),
+            data.get("trained_on", {}),
+            float(data["doubt"]),
+            float("inf") if data["unexplained"] is None else float(data["unexplained"]),
+            float(data["recheck"]),
+            context_forest,
+        )
+    except FinderModelError:
+        raise
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise FinderModelError(f"{name}: not a card finder model") from None
+
+
+def _forest_fits(forest: ForestModel, features: int) -> bool:
+    """Whether a forest's arrays fit together: children, features and leaves in range."""
+    nodes = len(forest.feature)
+    inner = forest.feature >= 0
+    return bool(
+        forest.value.ndim == 2
+        and forest.value.shape == (nodes, 2)
+        and len(forest.threshold) == len(forest.left) == len(forest.right) == nodes
+        and (forest.feature < features).all()
+        and ((forest.left[inner] > 0) & (forest.left[inner] < nodes)).all()
+        and ((forest.right[inner] > 0) & (forest.right[inner] < nodes)).all()
+        and ((forest.roots >= 0) & (forest.roots < nodes)).all()
+        and 1 <= forest.depth <= 64
+        and np.isfinite(forest.value).all()
+        and ((forest.value >= 0) & (forest.value <= 1)).all()
+    )
+
+
+@lru_cache(maxsize=4)
+def load_cardness(path: str | None = None) -> CardnessModel:
+    """The shipped finder model, or the one at ``path``."""
+    if path is None:
+        resource = resources.files("setvision.vision") / "models" / FINDER_MODEL
+        if not resource.is_file():
+            raise FinderModelError("the card finder model is missing: run `setvision train-finder`")
+        return parse_model(resource.read_text(), FINDER_MODEL)
+    if not Path(path).is_file():
+        raise FinderModelError(f"{path}: no such finder model")
+    return parse_model(Path(path).read_text(), path)

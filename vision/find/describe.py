@@ -1,0 +1,192 @@
+"""What a candidate looks like, as numbers a model can judge: shape, paper, ink, edges.
+
+Every feature is relative (to the image's size, to the photo's paper score, to the region's
+surroundings), so the same card gives the same numbers at any resolution and exposure.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from setvision.vision.find.candidates import MAKERS, Candidate, Maps
+from setvision.vision.geometry import interior_angles, side_lengths
+
+#: The card's margin, left out of the paper measurements (share of the quad, from each side).
+INSET = 0.12
+#: The ring around a candidate that stands for its surroundings (share of its short side).
+RING = 0.25
+#: Ink is this far below the candidate's paper score (score units).
+INK_DROP = 25
+
+FEATURES = (
+    "log_area",
+    "aspect",
+    "fill",
+    "solidity",
+    "angle_error",
+    "side_ratio",
+    "paper_score",
+    "paper_light",
+    "paper_chroma",
+    "paper_spread",
+    "ring_score",
+    "ring_spread",
+    "contrast",
+    "score_vs_otsu",
+    "ink_share",
+    "ink_chroma",
+    "edge_strength",
+    "edge_vs_inside",
+    "touches_border",
+    *(f"maker_{m}" for m in MAKERS),
+)
+
+
+#: Every candidate and its ring are sampled on a grid of this many points (width, height), the
+#: card taking the central part; every measurement is made there, for all candidates at once.
+PATCH = (40, 30)
+#: The patch covers the card scaled by this factor about its centre.
+OUTER = 1 + 2 * RING * 0.7
+
+
+def _regions() -> tuple[np.ndarray, np.ndarray]:
+    """Masks of the patch: the card's inside (margin left out) and the ring around the card."""
+    width, height = PATCH
+    ys, xs = np.mgrid[0:height, 0:width]
+    u = np.abs((xs + 0.5) / width - 0.5) * 2 * OUTER  # 1 at the card's edge
+    v = np.abs((ys + 0.5) / height - 0.5) * 2 * OUTER
+    inside = (u <= 1 - 2 * INSET) & (v <= 1 - 2 * INSET)
+    around = (u > 1.08) | (v > 1.08)
+    return inside.ravel(), around.ravel()
+
+
+INSIDE, AROUND = _regions()
+_GRID = np.stack(
+    [
+        ((np.arange(PATCH[0]) + 0.5) / PATCH[0] - 0.5)[None, :].repeat(PATCH[1], 0),
+        ((np.arange(PATCH[1]) + 0.5) / PATCH[1] - 0.5)[:, None].repeat(PATCH[0], 1),
+    ],
+    axis=-1,
+).reshape(-1, 2) * (2 * OUTER)  # patch points in card units: -1..1 is the card
+_UNIT = np.float32([[-1, -1], [1, -1], [1, 1], [-1, 1]])
+_BOUNDARY = np.concatenate(
+    [a + np.linspace(0.1, 0.9, 12)[:, None] * (b - a) for a, b in zip(_UNIT, np.roll(_UNIT, -1, 0))]
+)
+
+
+def _landscape(quad: np.ndarray) -> np.ndarray:
+    sides = side_lengths(quad)
+    return np.roll(quad, -1, axis=0) if sides[1] + sides[3] > sides[0] + sides[2] else quad
+
+
+def _quantile(sorted_values: np.ndarray, q: float) -> np.ndarray:
+    return sorted_values[:, int(q * (sorted_values.shape[1] - 1))]
+
+
+def describe_all(maps: Maps, candidates: list[Candidate]) -> np.ndarray:
+    """Every candidate's feature vector (rows in the order of ``FEATURES``)."""
+    height, width = maps.score.shape
+    n = len(candidates)
+    if n == 0:
+        return np.zeros((0, len(FEATURES)), np.float32)
+    quads = np.array([_landscape(c.quad.astype(np.float32)) for c in candidates])
+    homographies = np.array([cv2.getPerspectiveTransform(_UNIT, q) for q in quads])
+    grid = np.concatenate([_GRID, _BOUNDARY]).astype(np.float64)
+    points = np.concatenate([grid, np.ones((len(grid), 1))], axis=1)
+    mapped = np.matmul(points[None], homographies.transpose(0, 2, 1))
+    mapped = (mapped[..., :2] / mapped[..., 2:3]).astype(np.float32)
+    patch_points = len(_GRID)
+    samples = cv2.remap(
+        maps.stack, mapped[:, :patch_points, 0].copy(), mapped[:, :patch_points, 1].copy(),
+        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE,
+    ).astype(np.float32)  # fmt: skip
+    edge_points = mapped[:, patch_points:]
+    gradient = cv2.remap(
+        maps.gradient, edge_points[..., 0].copy(), edge_points[..., 1].copy(), cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )  # fmt: skip
+    score, light, chroma = samples[..., 0], samples[..., 1], samples[..., 2]
+    inside = np.sort(score[:, INSIDE], axis=1)
+    around = np.sort(score[:, AROUND], axis=1)
+    paper = _quantile(inside, 0.75)
+    inner_score, inner_chroma = score[:, INSIDE], chroma[:, INSIDE]
+    inner_light = light[:, INSIDE]
+    ink = inner_score < (paper - INK_DROP)[:, None]
+    ink_share = ink.mean(axis=1)
+    paper_chroma = np.where(ink, np.nan, inner_chroma)
+    paper_chroma = np.nanmedian(np.where(ink.all(axis=1)[:, None], 0, paper_chroma), axis=1)
+    ink_count = np.maximum(ink.sum(axis=1), 1)
+    ink_chroma = np.where(ink.any(axis=1), (inner_chroma * ink).sum(axis=1) / ink_count, 0)
+    ink_chroma = np.where(ink.any(axis=1), ink_chroma - paper_chroma, 0)
+    inner = inner_light.reshape(n, -1)
+    texture = np.abs(np.diff(inner, axis=1)).mean(axis=1)
+    edge = np.median(gradient, axis=1)
+    sides = np.array([side_lengths(q) for q in quads])
+    long_side = (sides[:, 0] + sides[:, 2]) / 2
+    short_side = (sides[:, 1] + sides[:, 3]) / 2
+    quad_area = np.array([cv2.contourArea(q) for q in quads])
+    angles = np.array([np.abs(interior_angles(q) - 90).max() for q in quads])
+    region = np.array([c.region_area for c in candidates])
+    hull = np.array([c.hull_area for c in candidates])
+    touches = (
+        (quads[..., 0].min(axis=1) <= 1) | (quads[..., 1].min(axis=1) <= 1)
+        | (quads[..., 0].max(axis=1) >= width - 2) | (quads[..., 1].max(axis=1) >= height - 2)
+    )  # fmt: skip
+    makers = np.array([[c.maker == i for i in range(len(MAKERS))] for c in candidates], float)
+    ring_score = _quantile(around, 0.5)
+    columns = [
+        np.log(np.maximum(quad_area, 1.0) / (width * height)),
+        long_side / np.maximum(short_side, 1.0),
+        region / np.maximum(quad_area, 1.0),
+        region / np.maximum(hull, 1.0),
+        angles,
+        np.maximum(sides[:, 0], sides[:, 2]) / np.maximum(np.minimum(sides[:, 0], sides[:, 2]), 1)
+        + np.maximum(sides[:, 1], sides[:, 3])
+        / np.maximum(np.minimum(sides[:, 1], sides[:, 3]), 1),
+        paper,
+        _quantile(np.sort(inner_light, axis=1), 0.75),
+        paper_chroma,
+        _quantile(inside, 0.9) - _quantile(inside, 0.25),
+        ring_score,
+        _quantile(around, 0.9) - _quantile(around, 0.1),
+        paper - ring_score,
+        paper - maps.otsu,
+        ink_share,
+        ink_chroma,
+        edge,
+        edge / (texture + 1.0),
+        touches.astype(float),
+    ]
+    return np.column_stack([*columns, makers]).astype(np.float32)
+
+
+#: What the model also knows of a candidate in its second look: its first probability and how
+#: it compares with the likely cards of the same photo (cards of one deck share size and paper).
+CONTEXT = (
+    "first_look",
+    "area_vs_cards",
+    "paper_vs_cards",
+    "chroma_vs_cards",
+    "light_vs_cards",
+    "ink_vs_cards",
+    "cards_seen",
+)
+#: Candidates at least this likely at the first look stand for the photo's cards.
+LIKELY_CARD = 0.5
+#: What a comparison reads when the photo shows no likely card to compare with.
+NO_CARDS = -1e3
+_COMPARED = [FEATURES.index(n) for n in ("log_area", "paper_score", "paper_chroma", "paper_light",
+                                         "ink_share")]  # fmt: skip
+
+
+def with_context(x: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The features ``x`` (rows: candidates of one photo) with ``CONTEXT`` appended, given
+    each candidate's probability at the first look."""
+    likely = first >= LIKELY_CARD
+    if likely.any():
+        reference = np.median(x[likely][:, _COMPARED], axis=0)
+        compared = x[:, _COMPARED] - reference
+    else:
+        compared = np.full((len(x), len(_COMPARED)), NO_CARDS, np.float32)
+    seen = np.full((len(x), 1), np.log1p(likely.sum()), np.float32)
+    return np.hstack([x, first[:, None].astype(np.float32), compared, seen]).astype(np.float32)

@@ -1,0 +1,163 @@
+"""The card finder: candidates made generously, judged by the learned model, overlaps resolved.
+
+An image goes in; card ``Outline``s (corners in its pixels) come out. Everything is measured on
+a copy of fixed long side, so a photo gives the same cards at any resolution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from setvision.vision.find.candidates import (
+    MIN_AREA_SHARE,
+    PAPER_SHRINK,
+    Candidate,
+    Maps,
+    dedupe,
+    find_candidates,
+    make_maps,
+    previous_candidates,
+)
+from setvision.vision.find.cardness import CardnessModel, load_cardness
+from setvision.vision.find.describe import describe_all
+from setvision.vision.find.fit import snap_sides
+from setvision.vision.find.outlines import Outline
+from setvision.vision.geometry import order_corners
+from setvision.vision.image import resize_long_side
+
+#: Two accepted candidates overlapping by more than this share of the smaller are one card.
+SAME_CARD = 0.3
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A candidate with its features and the model's probability that it is a card."""
+
+    candidate: Candidate
+    features: np.ndarray
+    probability: float
+
+
+def judge(
+    maps: Maps, model: CardnessModel, candidates: list[Candidate] | None = None
+) -> list[Judged]:
+    """Every candidate of the work image (by default: of the fast makers) with the model's
+    probability that it is a card (judged together: the model compares them)."""
+    if candidates is None:
+        candidates = dedupe(find_candidates(maps))
+    if not candidates:
+        return []
+    features = describe_all(maps, candidates)
+    probabilities = model.probability(features)
+    return [Judged(c, f, float(p)) for c, f, p in zip(candidates, features, probabilities)]
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over the smaller area of two convex quads."""
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    smaller = min(cv2.contourArea(a), cv2.contourArea(b))
+    return float(inter / smaller) if smaller > 0 else 0.0
+
+
+def select(judged: list[Judged], accept: float) -> list[Judged]:
+    """The likeliest candidates above ``accept``, no two of them one card."""
+    chosen: list[Judged] = []
+    for item in sorted(judged, key=lambda j: -j.probability):
+        if item.probability < accept:
+            break
+        if all(_overlap(item.candidate.quad, c.candidate.quad) <= SAME_CARD for c in chosen):
+            chosen.append(item)
+    return chosen
+
+
+def _long_side(quad: np.ndarray) -> int:
+    along_01 = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])
+    along_12 = np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])
+    return 0 if along_01 >= along_12 else 1
+
+
+@dataclass(frozen=True)
+class Found:
+    """The cards found in an image, and card-like places that were not taken for cards.
+
+    ``possible``: quads (image pixels) that look enough like a card that one may have been
+    missed there; a "no set" must not be said while any remains unexplained.
+    """
+
+    outlines: list[Outline]
+    possible: list[np.ndarray]
+
+
+def _to_image(quads: np.ndarray, image: np.ndarray, factor: float) -> np.ndarray:
+    return snap_sides(image, quads / factor, 3.0 / factor) if len(quads) else quads
+
+
+def unexplained(paper: np.ndarray, quads: np.ndarray, min_share: float) -> bool:
+    """Whether paper (a mask ``PAPER_SHRINK`` times smaller than the work image) is left that
+    the card quads (work pixels) do not cover: a region at least ``min_share`` of a typical
+    card found (or of the smallest card looked for, when none was)."""
+    if not np.isfinite(min_share):
+        return False
+    mask = paper.copy()
+    scaled = [np.round(q / PAPER_SHRINK).astype(np.int32) for q in quads]
+    if scaled:
+        cv2.fillPoly(mask, scaled, 0)
+        cv2.polylines(mask, scaled, True, 0, 2)
+        typical = float(np.median([cv2.contourArea(q.astype(np.float32)) for q in quads]))
+    else:
+        typical = MIN_AREA_SHARE * paper.size * PAPER_SHRINK**2 / min_share
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    areas = stats[1:, cv2.CC_STAT_AREA] * PAPER_SHRINK**2
+    return bool((areas >= min_share * typical).any())
+
+
+def needs_previous(paper: np.ndarray, judged: list[Judged], model: CardnessModel) -> bool:
+    """Whether the fast makers leave something to look at again: paper no card explains, or
+    a candidate in doubt beside the cards chosen."""
+    chosen = select(judged, model.accept)
+    quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
+    if unexplained(paper, quads, model.unexplained):
+        return True
+    return any(j.probability >= model.recheck for j in _doubtful(judged, chosen, model))
+
+
+def _doubtful(judged: list[Judged], chosen: list[Judged], model: CardnessModel) -> list[Judged]:
+    doubtful = [j for j in judged if model.doubt <= j.probability < model.accept]
+    return [
+        j
+        for j in select(doubtful, model.doubt)
+        if all(_overlap(j.candidate.quad, c.candidate.quad) <= SAME_CARD for c in chosen)
+    ]
+
+
+def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
+    """Card outlines in ``image`` ((H, W, 3) uint8 BGR), corners in its pixels."""
+    model = model or load_cardness()
+    small, factor = resize_long_side(image, model.work_long_side)
+    maps = make_maps(small)
+    judged = judge(maps, model)
+    if needs_previous(maps.paper(), judged, model):
+        judged = judge(maps, model, [j.candidate for j in judged] + previous_candidates(small))
+    chosen = select(judged, model.accept)
+    quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
+    quads = _to_image(quads, image, factor)
+    width, height = image.shape[1], image.shape[0]
+    margin = 2.0 / factor
+    outlines = []
+    for quad, item in zip(quads, chosen):
+        candidate = item.candidate
+        if candidate.long_side is None:
+            quad = order_corners(quad)
+            long_side = _long_side(quad)
+        else:  # the previous finder's corners keep their order (its long side refers to it)
+            long_side = candidate.long_side
+        touches = bool(
+            quad[:, 0].min() <= margin or quad[:, 1].min() <= margin
+            or quad[:, 0].max() >= width - 1 - margin or quad[:, 1].max() >= height - 1 - margin
+        )  # fmt: skip
+        outlines.append(Outline(quad, touches, candidate.occluded, long_side))
+    possible = [order_corners(j.candidate.quad / factor) for j in _doubtful(judged, chosen, model)]
+    return Found(outlines, possible)

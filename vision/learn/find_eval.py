@@ -1,0 +1,358 @@
+"""Measure card finding alone: found outlines against labelled outlines and card centres.
+
+Truth comes from two kinds of labels: ``outlines.jsonl`` (a polygon for every card, matched by
+overlap) and the boards with card centres (a centre must lie inside a found outline). Cards cut
+off by the border so that less than half of them shows, and cards labelled partial, count
+neither way: finding them is not required, and finding them is not an error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import cv2
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from setvision.vision.geometry import contains_point
+from setvision.vision.learn.dataset import Board
+
+#: A found outline is the labelled card when they overlap by at least this (intersection/union).
+MATCH_IOU = 0.5
+#: A card cut by the border showing less than this share of the photo's typical card is partial.
+PARTIAL_SHARE = 0.5
+#: Outlines thinner than this (pixels), or smaller than this share of the photo's typical card,
+#: are slips of the labelling tool (points and lines), not cards.
+DEGENERATE_WIDTH, DEGENERATE_SHARE = 4.0, 0.1
+#: Photos of one capture session are less than this far apart (minutes).
+SESSION_GAP_MIN = 20
+
+Finder = Callable[[np.ndarray], list[np.ndarray]]
+
+
+@dataclass
+class FindTruth:
+    """Where the cards of one photo are: polygons, or centres, and what counts neither way."""
+
+    file: str
+    path: str
+    source: str
+    polygons: list[np.ndarray] = field(default_factory=list)
+    centres: list[tuple[float, float]] = field(default_factory=list)
+    ignore_polygons: list[np.ndarray] = field(default_factory=list)
+    ignore_centres: list[tuple[float, float]] = field(default_factory=list)
+    group: str = ""  # the capture session (photos that must stay on one side of a split)
+
+    @property
+    def labelled(self) -> int:
+        return len(self.polygons) + len(self.centres)
+
+
+@dataclass
+class FindResult:
+    file: str
+    source: str
+    group: str
+    labelled: int
+    found: int
+    detections: int
+    false_detections: int
+    ms: float
+    error: str | None = None
+    fallback: bool = False  # the previous finder was asked too
+
+    @property
+    def complete(self) -> bool:
+        """Every card found and nothing else taken for a card."""
+        return self.error is None and self.found == self.labelled and self.false_detections == 0
+
+
+def _touches_border(polygon: np.ndarray, size: tuple[int, int], margin: float = 3.0) -> bool:
+    x, y = polygon[:, 0], polygon[:, 1]
+    return bool(
+        x.min() <= margin or y.min() <= margin
+        or x.max() >= size[0] - 1 - margin or y.max() >= size[1] - 1 - margin
+    )  # fmt: skip
+
+
+def session_of(file: str) -> datetime | None:
+    """The capture time in a phone's file name (``PHOTO-2025-06-08-19-59-59``), if any."""
+    match = re.search(r"(\d{4})-(\d\d)-(\d\d)[-_](\d\d)-(\d\d)-(\d\d)", file)
+    return datetime(*map(int, match.groups())) if match else None
+
+
+def capture_sessions(files: Iterable[str]) -> dict[str, str]:
+    """Each file's capture session: photos taken less than ``SESSION_GAP_MIN`` apart."""
+    stamped = sorted((t, f) for f in files if (t := session_of(f)) is not None)
+    sessions, last, label = {}, None, ""
+    for stamp, file in stamped:
+        if last is None or (stamp - last).total_seconds() > SESSION_GAP_MIN * 60:
+            label = stamp.strftime("%Y-%m-%d %H:%M")
+        sessions[file] = label
+        last = stamp
+    return sessions
+
+
+def outline_truths(data_dir: Path) -> list[FindTruth]:
+    """Every photo of ``outlines.jsonl`` with its polygons (unlabelled photos left out)."""
+    path = data_dir / "outlines.jsonl"
+    if not path.is_file():
+        return []
+    entries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    entries = [e for e in entries if e.get("outlines")]
+    sessions = capture_sessions(e["file"] for e in entries)
+    truths = []
+    for entry in entries:
+        size = tuple(entry["image_size"])
+        polygons = [np.asarray(p, np.float64) for p in entry["outlines"]]
+        polygons = [
+            p for p in polygons if min(cv2.minAreaRect(p.astype(np.float32))[1]) >= DEGENERATE_WIDTH
+        ]
+        areas = [cv2.contourArea(p.astype(np.float32)) for p in polygons]
+        typical = float(np.median(areas)) if areas else 0.0
+        polygons = [p for p, a in zip(polygons, areas) if a >= DEGENERATE_SHARE * typical]
+        keep, ignore = [], []
+        for polygon in polygons:
+            small = cv2.contourArea(polygon.astype(np.float32)) < PARTIAL_SHARE * typical
+            (ignore if small and _touches_border(polygon, size) else keep).append(polygon)
+        truths.append(
+            FindTruth(entry["file"], str(data_dir / entry["file"]), entry["source"],
+                      polygons=keep, ignore_polygons=ignore,
+                      group=sessions.get(entry["file"], entry["source"]))
+        )  # fmt: skip
+    return truths
+
+
+def centre_truths(boards: Iterable[Board]) -> list[FindTruth]:
+    """Boards whose labels give every card's centre."""
+    return [
+        FindTruth(b.file, b.path, b.source, centres=[c.centre for c in b.cards],
+                  ignore_centres=list(b.partial), group=b.source)
+        for b in boards
+        if b.has_positions
+    ]  # fmt: skip
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    a = cv2.convexHull(a.astype(np.float32))
+    b = cv2.convexHull(b.astype(np.float32))
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def _pairs(cost: np.ndarray, allowed: np.ndarray) -> list[tuple[int, int]]:
+    if cost.size == 0:
+        return []
+    rows, columns = linear_sum_assignment(np.where(allowed, cost, 1e9))
+    return [(int(i), int(j)) for i, j in zip(rows, columns) if allowed[i, j]]
+
+
+def score_found(truth: FindTruth, quads: list[np.ndarray]) -> tuple[int, int]:
+    """(cards found, false detections) of one photo's found outlines."""
+    quads = [np.asarray(q, np.float64) for q in quads]
+    used: set[int] = set()
+    found = 0
+    if truth.polygons:
+        iou = np.array([[_iou(p, q) for q in quads] for p in truth.polygons]).reshape(
+            len(truth.polygons), len(quads)
+        )
+        pairs = _pairs(-iou, iou >= MATCH_IOU)
+        found += len(pairs)
+        used |= {j for _, j in pairs}
+    if truth.centres:
+        inside = np.array(
+            [[contains_point(q, c) for q in quads] for c in truth.centres], dtype=bool
+        ).reshape(len(truth.centres), len(quads))
+        distance = np.array(
+            [[np.linalg.norm(q.mean(axis=0) - c) for q in quads] for c in truth.centres]
+        ).reshape(inside.shape)
+        pairs = _pairs(distance, inside)
+        found += len(pairs)
+        used |= {j for _, j in pairs}
+    neutral = 0
+    for j, quad in enumerate(quads):
+        if j in used:
+            continue
+        if any(_iou(p, quad) >= MATCH_IOU for p in truth.ignore_polygons) or any(
+            contains_point(quad, c) for c in truth.ignore_centres
+        ):
+            neutral += 1
+    return found, len(quads) - len(used) - neutral
+
+
+def evaluate_finding(truth: FindTruth, image: np.ndarray, finder: Finder) -> FindResult:
+    """Find the cards of one decoded photo and score them."""
+    start = time.perf_counter()
+    quads = finder(image)
+    ms = (time.perf_counter() - start) * 1000
+    found, false = score_found(truth, quads)
+    return FindResult(truth.file, truth.source, truth.group, truth.labelled, found, len(quads),
+                      false, ms)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FindSummary:
+    photos: int
+    cards: int
+    recall: float
+    precision: float
+    complete: float  # share of photos with every card found and nothing extra
+    median_ms: float
+    p95_ms: float
+
+
+def summarise_finding(results: list[FindResult], key: str = "source") -> dict[str, FindSummary]:
+    """Per ``key`` (source or group) and over all (``"all"``)."""
+    groups: dict[str, list[FindResult]] = defaultdict(list)
+    for result in results:
+        groups[getattr(result, key)].append(result)
+    table = {name: _summary(rows) for name, rows in sorted(groups.items())}
+    if results:
+        table["all"] = _summary(results)
+    return table
+
+
+def _summary(rows: list[FindResult]) -> FindSummary:
+    labelled = sum(r.labelled for r in rows)
+    found = sum(r.found for r in rows)
+    detections = sum(r.found + r.false_detections for r in rows)
+    times = [r.ms for r in rows]
+    return FindSummary(
+        len(rows), labelled, found / labelled if labelled else 1.0,
+        found / detections if detections else 1.0,
+        sum(r.complete for r in rows) / len(rows),
+        float(np.median(times)), float(np.percentile(times, 95)),
+    )  # fmt: skip
+
+
+def format_find_table(table: dict[str, FindSummary]) -> str:
+    """A Markdown table, one row per source (or group) and the overall row."""
+    lines = [
+        "| source | photos | cards | recall | precision | every card, nothing extra "
+        "| find ms median | p95 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, s in table.items():
+        label = f"**{name}**" if name == "all" else name
+        lines.append(
+            f"| {label} | {s.photos} | {s.cards} | {s.recall:.3f} | {s.precision:.3f} "
+            f"| {s.complete:.3f} | {s.median_ms:.0f} | {s.p95_ms:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def _default_finder(image: np.ndarray) -> list[np.ndarray]:
+    from setvision.vision.find.finder import find_cards
+
+    return [o.corners_xy for o in find_cards(image).outlines]
+
+
+def previous_finder(image: np.ndarray) -> list[np.ndarray]:
+    """The previous, hand-set finder alone (for comparison)."""
+    from setvision.vision.find.outlines import find_outlines
+
+    return [o.corners_xy for o in find_outlines(image)]
+
+
+def _job(args: tuple[FindTruth, Finder | None]) -> FindResult:
+    from setvision.vision.image import load
+
+    truth, finder = args
+    try:
+        photo = load(truth.path)
+    except Exception as error:  # a photo that cannot be read is reported, not fatal
+        return FindResult(truth.file, truth.source, truth.group, truth.labelled, 0, 0, 0, 0.0,
+                          str(error))  # fmt: skip
+    scale = photo.scale
+
+    def scaled(image: np.ndarray) -> list[np.ndarray]:
+        return [np.asarray(q) * scale for q in (finder or _default_finder)(image)]
+
+    return evaluate_finding(truth, photo.image, scaled)
+
+
+def _map_photos(function, items: list, jobs: int, progress, label) -> list:
+    """``function`` over ``items`` in ``jobs`` processes, in order, reporting each done."""
+    if jobs > 1:
+        from multiprocessing import get_context
+
+        with get_context("fork").Pool(jobs) as pool:
+            done = pool.imap(function, items, chunksize=4)
+            return [_reported(row, progress, label) for row in done]
+    return [_reported(function(item), progress, label) for item in items]
+
+
+def _reported(row, progress, label):
+    if progress:
+        progress(label(row))
+    return row
+
+
+def run_finding(
+    truths: list[FindTruth],
+    finder: Finder | None = None,
+    jobs: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> list[FindResult]:
+    """Find the cards of every photo (in ``jobs`` processes) and score them."""
+    items = [(t, finder) for t in truths]
+    return _map_photos(_job, items, jobs, progress, lambda r: r.file)
+
+
+#: The long sides a photo is read at to check that the cards found do not depend on its size.
+SCALE_SIDES = (800, 1200, 1600)
+#: Two readings agree on a card when its outlines overlap by at least this (intersection/union).
+SAME_CARD_IOU = 0.5
+
+
+def same_cards(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+    """Whether two sets of outlines (one photo's pixels) hold the same cards."""
+    if len(a) != len(b):
+        return False
+    if not a:
+        return True
+    iou = np.array([[_iou(p, q) for q in b] for p in a])
+    return len(_pairs(-iou, iou >= SAME_CARD_IOU)) == len(a)
+
+
+def scale_agreement(
+    image: np.ndarray, finder: Finder, sides: tuple[int, ...] = SCALE_SIDES
+) -> tuple[bool, list[int]]:
+    """Whether the photo read at each long side gives the same cards (in its own pixels), and
+    how many cards each size gave."""
+    readings = []
+    for side in sides:
+        factor = side / max(image.shape[:2])
+        size = (round(image.shape[1] * factor), round(image.shape[0] * factor))
+        interpolation = cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
+        resized = cv2.resize(image, size, interpolation=interpolation)
+        readings.append([np.asarray(q, np.float64) / factor for q in finder(resized)])
+    agree = all(same_cards(readings[0], other) for other in readings[1:])
+    return agree, [len(r) for r in readings]
+
+
+def _scale_job(args: tuple[FindTruth, Finder | None]) -> tuple[str, str, bool, list[int]]:
+    from setvision.vision.image import load
+
+    truth, finder = args
+    photo = load(truth.path)
+    agree, counts = scale_agreement(photo.image, finder or _default_finder)
+    return truth.file, truth.source, agree, counts
+
+
+def run_scale_agreement(
+    truths: list[FindTruth],
+    finder: Finder | None = None,
+    jobs: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> list[tuple[str, str, bool, list[int]]]:
+    """(file, source, agreed, cards per size) for every photo."""
+    items = [(t, finder) for t in truths]
+    return _map_photos(_scale_job, items, jobs, progress, lambda r: r[0])

@@ -1,0 +1,384 @@
+"""Fit the card finder's model: every candidate of every labelled photo, marked card or not.
+
+A candidate is a card when it overlaps a labelled outline by ``POSITIVE_IOU`` or more, and not
+a card when it overlaps every outline by less than ``NEGATIVE_IOU``; in between it is left out
+(a card's half, or a card with a bit of table, teaches nothing clear). Boards labelled with card
+centres only get outlines from the previous finder where it found a card on a labelled centre;
+candidates over a labelled card it missed are left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+from setvision.vision.find.candidates import make_maps
+from setvision.vision.find.cardness import CardnessModel
+from setvision.vision.find.describe import CONTEXT, FEATURES, with_context
+from setvision.vision.geometry import contains_point
+from setvision.vision.image import load, resize_long_side
+from setvision.vision.learn.augment import augment_for_finder
+from setvision.vision.learn.find_eval import FindResult, FindTruth, _iou, score_found
+from setvision.vision.learn.training import _export_forest, _parallel, cache_dir
+
+#: Candidates overlapping a labelled card at least this much (intersection/union) are cards.
+POSITIVE_IOU = 0.7
+#: Candidates overlapping every labelled card less than this are not cards.
+NEGATIVE_IOU = 0.4
+#: The work image's long side: cards about 25 px wide in a 1280 px photo stay 15 px wide.
+WORK_LONG_SIDE = 800
+#: A candidate is taken for a card at this probability.
+ACCEPT = 0.5
+#: Settings tried for sending a photo to the previous finder: unexplained paper (share of a
+#: typical card; inf: never) and the probability of a doubtful candidate (above 1: never).
+RECHECK_UNEXPLAINED = (0.4, 0.7, 1.0, 1.5, 2.5, float("inf"))
+RECHECK_DOUBT = (0.1, 0.2, 0.3, 0.4, 1.01)
+#: Recall (share of cards) given up at most to send fewer photos to the previous finder.
+RECHECK_RECALL_SLACK = 0.002
+
+
+#: The forest's settings (besides its size and seed).
+_FOREST = {"min_samples_leaf": 3, "max_depth": 16, "class_weight": "balanced_subsample"}
+#: Bumped when what a photo's samples hold, or how they are labelled, changes.
+PHOTO_SAMPLES = 3
+
+
+@dataclass
+class PhotoSamples:
+    """The candidates of one labelled photo: features, labels (1, 0, or -1 left out)."""
+
+    file: str
+    source: str
+    group: str
+    features: np.ndarray
+    labels: np.ndarray
+    quads: np.ndarray  # (n, 4, 2) the candidates in work pixels
+    to_original: float  # work pixels to the labels' pixels
+    paper: np.ndarray  # the work image's paper mask (``Maps.paper``)
+    copy: str = ""  # the change of camera or light applied to the photo ("" for none)
+
+
+def _fingerprint() -> str:
+    digest = hashlib.sha1()
+    here = Path(__file__).resolve().parent.parent
+    for name in ("find/candidates.py", "find/describe.py", "image.py"):
+        digest.update((here / name).read_bytes())
+    digest.update(repr((POSITIVE_IOU, NEGATIVE_IOU, WORK_LONG_SIDE, PHOTO_SAMPLES)).encode())
+    digest.update(repr(_FOREST).encode())
+    digest.update(cv2.__version__.encode())
+    return digest.hexdigest()[:12]
+
+
+def _centre_outlines(truth: FindTruth, image: np.ndarray) -> tuple[list, list]:
+    """Outlines for a board labelled by centres: the previous finder's quads on its centres."""
+    from setvision.vision.find.outlines import find_outlines
+    from setvision.vision.learn.matching import match_by_position
+
+    quads = [o.corners_xy for o in find_outlines(image)]
+    pairs = match_by_position(quads, truth.centres)
+    found = {i for i, _ in pairs}
+    missed = [c for i, c in enumerate(truth.centres) if i not in found]
+    return [quads[j] for _, j in pairs], missed + list(truth.ignore_centres)
+
+
+def photo_samples(
+    truth: FindTruth, work_long_side: int = WORK_LONG_SIDE, augmented: bool = False
+) -> PhotoSamples:
+    """Features and labels of every candidate of one photo (``augmented``: of a copy under
+    another camera or light, see ``augment_for_finder``)."""
+    from setvision.vision.find.candidates import dedupe, find_candidates, previous_candidates
+    from setvision.vision.find.describe import describe_all
+
+    photo = load(truth.path)
+    polygons = [p / photo.scale for p in truth.polygons]
+    unknown_centres = [(x / photo.scale, y / photo.scale) for x, y in truth.ignore_centres]
+    if truth.centres:
+        centres = [(x / photo.scale, y / photo.scale) for x, y in truth.centres]
+        shifted = FindTruth(truth.file, truth.path, truth.source, centres=centres,
+                            ignore_centres=unknown_centres)  # fmt: skip
+        polygons, unknown_centres = _centre_outlines(shifted, photo.image)
+    copy, image = augment_for_finder(photo.image, truth.file) if augmented else ("", photo.image)
+    small, factor = resize_long_side(image, work_long_side)
+    polygons = [np.asarray(p, np.float64) * factor for p in polygons]
+    ignore = [np.asarray(p, np.float64) / photo.scale * factor for p in truth.ignore_polygons]
+    unknown_centres = [(x * factor, y * factor) for x, y in unknown_centres]
+    maps = make_maps(small)
+    candidates = dedupe(find_candidates(maps)) + previous_candidates(small)
+    labels = []
+    for candidate in candidates:
+        quad = candidate.quad.astype(np.float64)
+        best = max((_iou(p, quad) for p in polygons), default=0.0)
+        if best >= POSITIVE_IOU:
+            label = 1
+        elif (
+            best >= NEGATIVE_IOU
+            or any(_iou(p, quad) >= NEGATIVE_IOU for p in ignore)
+            or any(contains_point(quad, c) for c in unknown_centres)
+        ):
+            label = -1
+        else:
+            label = 0
+        labels.append(label)
+    features = describe_all(maps, candidates)
+    return PhotoSamples(
+        truth.file, truth.source, truth.group,
+        np.array(features, np.float32).reshape(-1, len(FEATURES)), np.array(labels, np.int8),
+        np.array([c.quad for c in candidates], np.float32).reshape(-1, 4, 2),
+        photo.scale / factor, maps.paper(), copy,
+    )  # fmt: skip
+
+
+def _job(item: tuple[FindTruth, bool]) -> PhotoSamples | None:
+    try:
+        return photo_samples(item[0], augmented=item[1])
+    except Exception:  # an unreadable photo is left out of training, not fatal
+        return None
+
+
+def all_samples(
+    truths: list[FindTruth], jobs: int = 1, progress: Callable[[str], None] | None = None
+) -> list[PhotoSamples]:
+    """Every photo's candidates, cached on disk by the code that makes and measures them."""
+    key = hashlib.sha1("\n".join(sorted(t.file for t in truths)).encode()).hexdigest()[:8]
+    path = cache_dir() / f"finder-samples-{_fingerprint()}-{key}.pkl"
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    samples = []
+    items = [(t, False) for t in truths] + [(t, True) for t in truths]
+    for result in _parallel(_job, items, jobs):
+        if result is not None:
+            samples.append(result)
+        if progress:
+            progress(result.file if result else "")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(samples))
+    return samples
+
+
+def _forest(x: np.ndarray, y: np.ndarray, names: tuple[str, ...], trees: int, seed: int):
+    from sklearn.ensemble import RandomForestClassifier
+
+    forest = RandomForestClassifier(n_estimators=trees, n_jobs=2, random_state=seed, **_FOREST)
+    forest.fit(np.nan_to_num(x, nan=-1e3), y)
+    return _export_forest(forest, names)
+
+
+def _labelled(samples: list[PhotoSamples], rows) -> tuple[np.ndarray, np.ndarray]:
+    x = np.concatenate([rows(s) for s in samples])
+    y = np.concatenate([s.labels for s in samples])
+    return x[y >= 0], y[y >= 0]
+
+
+def fit_cardness(
+    samples: list[PhotoSamples],
+    first: dict[str, np.ndarray] | None = None,
+    trees: int = 80,
+    seed: int = 0,
+) -> CardnessModel:
+    """The first look over every labelled candidate (left-out ones excluded) and, given
+    held-out first-look probabilities of every photo (``first``: key -> probabilities), the
+    second look that compares a candidate with the photo's likely cards."""
+    x, y = _labelled(samples, lambda s: s.features)
+    trained = {
+        "photos": len(samples),
+        "candidates": int(len(y)),
+        "cards": int(y.sum()),
+        "sources": sorted({s.source for s in samples}),
+    }
+    model = CardnessModel(_forest(x, y, FEATURES, trees, seed), ACCEPT, WORK_LONG_SIDE, trained)
+    if first is None:
+        return model
+    return replace(model, context_forest=_second_look(samples, first, trees, seed))
+
+
+def _second_look(samples: list[PhotoSamples], first: dict[str, np.ndarray], trees: int, seed: int):
+    x, y = _labelled(samples, lambda s: with_context(s.features, first[_key(s)]))
+    return _forest(x, y, FEATURES + CONTEXT, trees, seed)
+
+
+def _key(s: PhotoSamples) -> str:
+    return f"{s.file} ({s.copy})" if s.copy else s.file
+
+
+def held_out_first_looks(
+    samples: list[PhotoSamples],
+    folds: dict[str, list[str]],
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, np.ndarray]:
+    """Every photo's (and copy's) first-look probabilities from a model fitted without its
+    fold (``folds``: name -> files; a photo's copies leave training with it); cached on disk."""
+    key = hashlib.sha1(repr(sorted((k, sorted(v)) for k, v in folds.items())).encode())
+    path = cache_dir() / f"finder-first-{_fingerprint()}-{key.hexdigest()[:8]}.pkl"
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    probabilities = {}
+    for name, files in folds.items():
+        held = set(files)
+        model = fit_cardness([s for s in samples if s.file not in held])
+        for photo in (s for s in samples if s.file in held):
+            probabilities[_key(photo)] = model.first_look(photo.features)
+        if progress:
+            progress(name)
+    path.write_bytes(pickle.dumps(probabilities))
+    return probabilities
+
+
+@dataclass
+class HeldOut:
+    """One photo's candidate probabilities from models fitted without its fold: with the
+    fast makers' candidates alone, and with the previous finder's too."""
+
+    photo: PhotoSamples
+    fast: np.ndarray
+    all: np.ndarray
+
+
+def held_out_second_looks(
+    samples: list[PhotoSamples],
+    folds: dict[str, list[str]],
+    first: dict[str, np.ndarray],
+    progress: Callable[[str], None] | None = None,
+) -> list[HeldOut]:
+    """Every original photo's probabilities as ``find_cards`` computes them, the second look
+    fitted without the photo's fold."""
+    results = []
+    previous_column = FEATURES.index("maker_previous")
+    for name, files in folds.items():
+        held = set(files)
+        training = [s for s in samples if s.file not in held]
+        model = CardnessModel(None, ACCEPT, WORK_LONG_SIDE, {},  # type: ignore[arg-type]
+                              context_forest=_second_look(training, first, 80, 0))  # fmt: skip
+        for photo in (s for s in samples if s.file in held and not s.copy):
+            p1 = first[_key(photo)]
+            fast = photo.features[:, previous_column] < 0.5
+            results.append(
+                HeldOut(photo, model.probability(photo.features[fast], p1[fast]),
+                        model.probability(photo.features, p1))
+            )  # fmt: skip
+        if progress:
+            progress(name)
+    return results
+
+
+def judged_result(truth: FindTruth, held: HeldOut, model: CardnessModel) -> FindResult:
+    """One photo's result as ``find_cards`` would give it with ``model``'s decision levels."""
+    from setvision.vision.find.candidates import Candidate
+    from setvision.vision.find.finder import Judged, needs_previous, select
+
+    photo = held.photo
+    fast = photo.features[:, FEATURES.index("maker_previous")] < 0.5
+
+    def judged(rows: np.ndarray, probability: np.ndarray) -> list[Judged]:
+        return [
+            Judged(Candidate(q, 0.0, 0.0, 0), f, float(p))
+            for q, f, p in zip(photo.quads[rows], photo.features[rows], probability)
+        ]
+
+    chosen = judged(fast, held.fast)
+    sent = needs_previous(photo.paper, chosen, model)
+    if sent:
+        chosen = judged(np.ones(len(fast), bool), held.all)
+    quads = [j.candidate.quad * photo.to_original for j in select(chosen, model.accept)]
+    found, false = score_found(truth, quads)
+    return FindResult(truth.file, truth.source, truth.group, truth.labelled, found, len(quads),
+                      false, 0.0, fallback=sent)  # fmt: skip
+
+
+def held_out_results(
+    truths: list[FindTruth], held: list[HeldOut], model: CardnessModel
+) -> list[FindResult]:
+    """Every held-out photo judged with ``model``'s decision levels."""
+    by_file = {t.file: t for t in truths}
+    return [judged_result(by_file[h.photo.file], h, model) for h in held]
+
+
+def choose_recheck(
+    truths: list[FindTruth], held: list[HeldOut], model: CardnessModel
+) -> CardnessModel:
+    """The levels that send a photo to the previous finder, learned from held-out results:
+    the fewest photos sent among the settings within ``RECHECK_RECALL_SLACK`` of the best
+    recall (the previous finder is slow; most photos do not need it)."""
+    options = []
+    for unexplained in RECHECK_UNEXPLAINED:
+        for recheck in RECHECK_DOUBT:
+            candidate = replace(model, unexplained=unexplained, recheck=recheck)
+            results = held_out_results(truths, held, candidate)
+            found = sum(r.found for r in results) / max(1, sum(r.labelled for r in results))
+            sent = float(np.mean([r.fallback for r in results]))
+            options.append((found, sent, candidate))
+    best = max(found for found, _, _ in options)
+    return min((o for o in options if o[0] >= best - RECHECK_RECALL_SLACK), key=lambda o: o[1])[2]
+
+
+def source_folds(samples: list[PhotoSamples], split_source: str) -> dict[str, list[str]]:
+    """One fold per source; ``split_source`` is split by capture session instead."""
+    folds: dict[str, list[str]] = {}
+    for s in samples:
+        if s.copy:
+            continue
+        name = f"{s.source} {s.group}" if s.source == split_source else s.source
+        folds.setdefault(name, []).append(s.file)
+    return folds
+
+
+NEW_SOURCE = "TheBananaBender/Set_vision_player"
+
+
+def finder_truths(data_dir: Path) -> list[FindTruth]:
+    """Every photo whose cards are all placed: outlines, and boards with card centres."""
+    from setvision.vision.learn.dataset import load_boards
+    from setvision.vision.learn.find_eval import centre_truths, outline_truths
+
+    boards = [b for b in load_boards(data_dir=data_dir, include_samples=False) if b.kind != "noisy"]
+    return outline_truths(data_dir) + centre_truths(boards)
+
+
+def _without_source(
+    samples: list[PhotoSamples], source: str, progress: Callable[[str], None] | None
+) -> list[HeldOut]:
+    """``source``'s photos judged by both looks fitted with none of it: the other sources'
+    first looks held out among themselves, the second look fitted on those."""
+    others = [s for s in samples if s.source != source]
+    first = held_out_first_looks(others, source_folds(others, source), progress)
+    unseen = {source: [s.file for s in samples if s.source == source and not s.copy]}
+    first.update(held_out_first_looks(samples, unseen, progress))
+    return held_out_second_looks(samples, unseen, first, progress)
+
+
+def _levels() -> CardnessModel:
+    """The decision levels alone (no forest): for judging held-out probabilities."""
+    return CardnessModel(None, ACCEPT, WORK_LONG_SIDE, {})  # type: ignore[arg-type]
+
+
+@dataclass
+class FinderReport:
+    """A fitted finder and how it did on photos held out of its fitting."""
+
+    model: CardnessModel
+    held_out: list[FindResult]  # each source (the new one: each capture session) left out
+    unseen_source: list[FindResult]  # the new source, with none of it in training
+
+
+def train_finder(
+    data_dir: Path, jobs: int = 1, progress: Callable[[str], None] | None = None
+) -> FinderReport:
+    """The finder's two looks fitted on every labelled photo (the second look on held-out
+    first looks), the decision levels learned from held-out results, and those results."""
+    truths = finder_truths(data_dir)
+    samples = all_samples(truths, jobs)
+    folds = source_folds(samples, NEW_SOURCE)
+    first = held_out_first_looks(samples, folds, progress)
+    held = held_out_second_looks(samples, folds, first, progress)
+    levels = choose_recheck(truths, held, _levels())
+    held_unseen = _without_source(samples, NEW_SOURCE, progress)
+    model = fit_cardness(samples, first)
+    return FinderReport(
+        replace(model, unexplained=levels.unexplained, recheck=levels.recheck),
+        held_out_results(truths, held, levels),
+        held_out_results(truths, held_unseen, levels),
+    )
