@@ -7,19 +7,28 @@ reduced size for speed while ``scale`` keeps the mapping back to the original pi
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 from setvision.vision.errors import ImageError
 
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
+
 #: Larger photos are refused: decoding them would take gigabytes of memory.
 MAX_PIXELS = 120_000_000
 #: Photos are decoded at 1/2, 1/4 or 1/8 while the long side stays at least this long.
 DECODE_LONG_SIDE = 1600
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic", ".heif")
+#: ``ftyp`` major brands of HEIF stills and sequences coded in HEVC (iPhone photos are "heic").
+#: AVIF ("avif") is left out: the pillow-heif wheels carry no AV1 decoder.
+HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"heim", b"heis", b"hevm", b"mif1", b"msf1"})
 
 cv2.utils.logging.setLogLevel(
     cv2.utils.logging.LOG_LEVEL_ERROR
@@ -141,14 +150,109 @@ def jpeg_end(data: bytes) -> int | None:
     return None
 
 
+def heif_brand(data: bytes) -> bytes | None:
+    """The ``ftyp`` major brand if ``data`` is a HEIC/HEIF file (see ``HEIF_BRANDS``), else None."""
+    if data[4:8] == b"ftyp" and data[8:12] in HEIF_BRANDS:
+        return data[8:12]
+    return None
+
+
+def bmff_end(data: bytes) -> int | None:
+    """Offset past the last top-level box of an ISO BMFF file (HEIC), or None if one is cut off.
+
+    Each box starts with its 32-bit size (1: a 64-bit size follows the type; 0: up to the end),
+    so a file that stops inside its ``mdat`` (the coded pixels) shows as a box running past it.
+    """
+    i = 0
+    while i + 8 <= len(data):
+        size = struct.unpack_from(">I", data, i)[0]
+        if size == 0:
+            return len(data)
+        if size == 1:
+            if i + 16 > len(data):
+                return None
+            size = struct.unpack_from(">Q", data, i + 8)[0]
+        if size < 8:
+            return i  # not a box: the decoder will say what is wrong
+        if i + size > len(data):
+            return None
+        i += size
+    return i if not data[i:].strip(b"\x00") else None
+
+
 def _truncated(data: bytes) -> bool:
-    """Whether a JPEG stops before its EOI or a PNG before its IEND chunk."""
+    """Whether a JPEG stops before its EOI, a PNG before its IEND chunk, a HEIC inside a box."""
     if data[:2] == b"\xff\xd8":
         return jpeg_end(data) is None
+    if heif_brand(data):
+        return bmff_end(data) is None
     tail = data.rstrip(b"\x00")
     if data[:8] == b"\x89PNG\r\n\x1a\n":
         return b"IEND" not in tail[-16:]
     return False
+
+
+def _check_pixels(size: tuple[int, int], source: str) -> None:
+    """Refuse a photo over ``MAX_PIXELS`` from its stated size, before any pixel is decoded."""
+    width, height = size
+    if width * height > MAX_PIXELS:
+        raise ImageError(
+            f"{source}: {width}x{height} is too large (over {MAX_PIXELS // 1_000_000} "
+            "megapixels); resize it first"
+        )
+
+
+def _reduction(size: tuple[int, int]) -> int:
+    """1, 2, 4 or 8: the largest shrink that keeps the long side at least ``DECODE_LONG_SIDE``."""
+    reduction = 1
+    while reduction < 8 and max(size) / (reduction * 2) >= DECODE_LONG_SIDE:
+        reduction *= 2
+    return reduction
+
+
+def _one_line(error: Exception) -> str:
+    """A library's error message on one line (libheif's can span several)."""
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _upright(image: PILImage) -> PILImage:
+    """The image turned by its EXIF orientation; an unreadable EXIF says nothing, as for JPEG."""
+    from PIL import ImageOps
+
+    with contextlib.suppress(SyntaxError, ValueError, TypeError, KeyError, struct.error):
+        ImageOps.exif_transpose(image, in_place=True)
+    return image
+
+
+def _decode_heif(data: bytes, source: str) -> Photo:
+    """Decode HEIC/HEIF bytes with pillow-heif: upright, 8-bit BGR, reduced as JPEGs are.
+
+    HEIF carries the orientation as rotation and mirroring boxes, which libheif applies;
+    pillow-heif then sets the EXIF orientation to 1 so that the turn is not made twice, and
+    ``exif_transpose`` (then a no-op) turns the image only if an orientation is left there.
+    """
+    import pillow_heif
+
+    try:
+        heif = pillow_heif.open_heif(io.BytesIO(data), convert_hdr_to_8bit=True)
+        _check_pixels(heif.size, source)  # from the header: no pixel decoded yet
+        image = _upright(heif.to_pillow())
+    except (OSError, ValueError, RuntimeError, SyntaxError, EOFError, IndexError) as error:
+        raise ImageError(
+            f"{source}: a damaged HEIC/HEIF file that cannot be decoded ({_one_line(error)})"
+        ) from None
+    size = image.size
+    reduction = _reduction(size)
+    if reduction > 1:
+        image = image.reduce(reduction)
+    mode = "L" if image.mode in ("L", "LA") else "RGB"  # alpha dropped; greyscale refused below
+    if image.mode != mode:
+        image = image.convert(mode)
+    pixels = np.asarray(image)
+    if pixels.ndim == 3:
+        pixels = pixels[:, :, 2::-1]  # RGB to BGR
+    pixels = as_bgr(pixels, source)
+    return Photo(source, pixels, size, size[0] / pixels.shape[1])
 
 
 def decode(data: bytes, source: str = "image") -> Photo:
@@ -157,17 +261,13 @@ def decode(data: bytes, source: str = "image") -> Photo:
         raise ImageError(f"{source}: the file is empty")
     if _truncated(data):
         raise ImageError(f"{source}: the file is truncated (an incomplete download or copy?)")
+    if heif_brand(data):
+        return _decode_heif(data, source)
     header = header_size(data)
     reduction = 1
     if header is not None:
-        width, height = header
-        if width * height > MAX_PIXELS:
-            raise ImageError(
-                f"{source}: {width}x{height} is too large (over {MAX_PIXELS // 1_000_000} "
-                "megapixels); resize it first"
-            )
-        while reduction < 8 and max(width, height) / (reduction * 2) >= DECODE_LONG_SIDE:
-            reduction *= 2
+        _check_pixels(header, source)
+        reduction = _reduction(header)
     flags = {
         1: cv2.IMREAD_ANYCOLOR | cv2.IMREAD_ANYDEPTH,
         2: cv2.IMREAD_REDUCED_COLOR_2,
@@ -180,7 +280,7 @@ def decode(data: bytes, source: str = "image") -> Photo:
     image = cv2.imdecode(buffer, flags)
     if image is None:
         raise ImageError(
-            f"{source}: not an image file that can be read (JPEG, PNG, BMP, WebP, TIFF)"
+            f"{source}: not an image file that can be read (JPEG, PNG, BMP, WebP, TIFF, HEIC)"
         )
     if image.ndim == 3 and image.shape[2] == 4:
         image = image[:, :, :3]

@@ -238,29 +238,168 @@ class AttributeModels:
 
     @classmethod
     def from_json(cls, text: str, name: str = "model") -> AttributeModels:
+        """Models from a model file's text; any flaw is one ``ModelError`` naming ``name``.
+
+        Everything prediction relies on is checked here, so a damaged file is refused when it
+        is loaded, never half-way through reading photos.
+        """
         try:
             payload = json.loads(text)
-            if payload.get("format") != MODEL_FORMAT:
-                raise ModelError(f"{name}: model format {payload.get('format')!r} is not supported")
-            models = {}
-            for attribute in ATTRIBUTES:
-                data = payload["attributes"][attribute]
-                if payload["values"][attribute] != list(VALUES[attribute]):
-                    raise ModelError(f"{name}: values of {attribute} do not match this version")
-                models[attribute] = _KINDS[data["kind"]].from_dict(data)
-                unknown = set(models[attribute].features) - set(FEATURE_GROUPS_ALL)
-                if unknown:
-                    raise ModelError(f"{name}: unknown features {sorted(unknown)}")
-            tempering = {
-                a: Tempering(float(t["temperature"]), float(t["floor"]))
-                for a, t in payload.get("tempering", {}).items()
-            }
-            return cls(models, payload.get("trained_on", {}), tempering or None)
-        except (KeyError, TypeError, ValueError) as error:
-            raise ModelError(f"{name}: not a valid setvision model ({error})") from None
+        except ValueError as error:
+            raise ModelError(f"{name}: not a valid setvision model (not JSON: {error})") from None
+        try:
+            return _from_payload(payload)
+        except _Flaw as flaw:
+            raise ModelError(f"{name}: {flaw}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
+            detail = f"missing {error}" if isinstance(error, KeyError) else str(error)
+            raise ModelError(f"{name}: not a valid setvision model ({detail})") from None
 
 
-FEATURE_GROUPS_ALL = tuple(name for names in FEATURE_GROUPS.values() for name in names)
+#: Deeper trees than this are no forest that ``setvision train`` makes.
+MAX_DEPTH = 64
+
+
+class _Flaw(Exception):
+    """A problem found in a model file's content, before the file's name is put in front."""
+
+
+def _from_payload(payload: object) -> AttributeModels:
+    """Build and check the models of a parsed model file; raise ``_Flaw`` at the first flaw."""
+    if not isinstance(payload, dict):
+        raise _Flaw(f"not a setvision model: a JSON {type(payload).__name__}, not an object")
+    if payload.get("format") != MODEL_FORMAT:
+        raise _Flaw(f"model format {payload.get('format')!r} is not supported")
+    attributes, values = payload.get("attributes"), payload.get("values")
+    if not isinstance(attributes, dict) or not isinstance(values, dict):
+        raise _Flaw("not a setvision model: no 'attributes' and 'values' objects")
+    models = {}
+    for attribute in ATTRIBUTES:
+        if values.get(attribute) != list(VALUES[attribute]):
+            raise _Flaw(f"values of {attribute} do not match this version")
+        models[attribute] = _attribute_model(attributes.get(attribute), attribute)
+    tempering = _tempering(payload.get("tempering", {}))
+    trained_on = payload.get("trained_on", {})
+    if not isinstance(trained_on, dict):
+        raise _Flaw("'trained_on' is not an object")
+    return AttributeModels(models, trained_on, tempering or None)
+
+
+def _attribute_model(data: object, attribute: str) -> SoftmaxModel | ForestModel:
+    """One attribute's model, checked against the features and classes of this version."""
+    if not isinstance(data, dict):
+        raise _Flaw(f"no model for {attribute}")
+    kind = data.get("kind")
+    if kind not in _KINDS:
+        raise _Flaw(f"model for {attribute} is of unknown kind {kind!r}")
+    where = f"{kind} for {attribute}"
+    try:
+        model = _KINDS[kind].from_dict(data)
+    except KeyError as error:
+        raise _Flaw(f"{where}: missing {error}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise _Flaw(f"{where}: a field that is not a number or an array of numbers") from None
+    classes = len(VALUES[attribute])
+    arrays_flaw = forest_flaw if isinstance(model, ForestModel) else softmax_flaw
+    flaw = features_flaw(model.features, attribute) or arrays_flaw(model, classes)
+    if flaw:
+        raise _Flaw(f"{where}: {flaw}")
+    return model
+
+
+def features_flaw(features: tuple, attribute: str) -> str | None:
+    """Why a model's feature names do not fit this version's ``attribute`` features, or None.
+
+    A subset of the attribute's group is accepted: a feature added since training is unused.
+    """
+    group = FEATURE_GROUPS[attribute]
+    unknown = [f for f in features if f not in group]
+    if unknown:
+        return f"features {unknown} are not {attribute} features of this version (retrain)"
+    if not features or len(set(features)) != len(features):
+        return "feature names empty or repeated"
+    return None
+
+
+def _finite_in(array: np.ndarray, low: float, high: float) -> bool:
+    return bool(np.isfinite(array).all() and (array >= low).all() and (array <= high).all())
+
+
+def forest_flaw(forest: ForestModel, classes: int) -> str | None:
+    """Why a forest's node arrays cannot be walked safely, or None.
+
+    Checked: array shapes, feature and child indices in range (-1 at leaves), finite
+    thresholds, leaf probabilities in [0, 1], roots in range, and no tree deeper than ``depth``
+    (the walk stops after ``depth`` steps, so a deeper tree would answer with an inner node).
+    """
+    nodes = len(forest.feature)
+    arrays = (forest.feature, forest.threshold, forest.left, forest.right)
+    if nodes == 0 or any(a.ndim != 1 or len(a) != nodes for a in arrays):
+        return "node arrays empty or of different lengths"
+    if forest.value.shape != (nodes, classes):
+        return f"value array of shape {forest.value.shape}, expected ({nodes}, {classes})"
+    if not _finite_in(forest.value, 0.0, 1.0):
+        return "class probabilities not finite or outside [0, 1]"
+    leaf = forest.feature < 0
+    if (forest.feature < -1).any() or (forest.feature >= len(forest.features)).any():
+        return f"feature index out of range (the model has {len(forest.features)} features)"
+    if not np.isfinite(forest.threshold[~leaf]).all():
+        return "thresholds not finite"
+    for children in (forest.left, forest.right):
+        inner = children[~leaf]
+        if (children[leaf] != -1).any() or (inner < 0).any() or (inner >= nodes).any():
+            return "child index out of range"
+    if forest.roots.ndim != 1 or len(forest.roots) == 0:
+        return "no trees"
+    if (forest.roots < 0).any() or (forest.roots >= nodes).any():
+        return "root index out of range"
+    if not 1 <= forest.depth <= MAX_DEPTH:
+        return f"depth {forest.depth} outside 1..{MAX_DEPTH}"
+    frontier = np.unique(forest.roots)
+    for _ in range(forest.depth):
+        frontier = frontier[forest.feature[frontier] >= 0]
+        frontier = np.unique(np.concatenate([forest.left[frontier], forest.right[frontier]]))
+    if (forest.feature[frontier] >= 0).any():
+        return f"trees deeper than the stated depth {forest.depth}"
+    return None
+
+
+def softmax_flaw(model: SoftmaxModel, classes: int) -> str | None:
+    """Why a softmax model's arrays do not fit its features and classes, or None."""
+    n = len(model.features)
+    shapes = {
+        "mean": (model.mean, (n,)),
+        "scale": (model.scale, (n,)),
+        "coef": (model.coef, (classes, n)),
+        "intercept": (model.intercept, (classes,)),
+    }
+    for key, (array, shape) in shapes.items():
+        if array.shape != shape:
+            return f"{key} of shape {array.shape}, expected {shape}"
+        if not np.isfinite(array).all():
+            return f"{key} not finite"
+    if (model.scale <= 0).any():
+        return "scale not positive"
+    return None
+
+
+def _tempering(data: object) -> dict[str, Tempering]:
+    """The tempering of each attribute: temperature > 0 and floor in [0, 0.5)."""
+    if not isinstance(data, dict):
+        raise _Flaw("'tempering' is not an object")
+    tempering = {}
+    for attribute, entry in data.items():
+        if attribute not in ATTRIBUTES:
+            raise _Flaw(f"tempering for unknown attribute {attribute!r}")
+        if not isinstance(entry, dict) or {"temperature", "floor"} - entry.keys():
+            raise _Flaw(f"tempering for {attribute}: needs a temperature and a floor")
+        t = Tempering(float(entry["temperature"]), float(entry["floor"]))
+        if not (np.isfinite(t.temperature) and t.temperature > 0):
+            raise _Flaw(f"tempering for {attribute}: temperature {t.temperature} is not above 0")
+        if not 0.0 <= t.floor < 0.5:
+            raise _Flaw(f"tempering for {attribute}: floor {t.floor} is outside [0, 0.5)")
+        tempering[attribute] = t
+    return tempering
 
 
 def load_models(path: str | Path | None = None) -> AttributeModels:
@@ -273,4 +412,10 @@ def load_models(path: str | Path | None = None) -> AttributeModels:
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"{path}: no such model file")
-    return AttributeModels.from_json(path.read_text(), str(path))
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as error:
+        raise ModelError(f"{path}: cannot be read ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise ModelError(f"{path}: not a valid setvision model (not text)") from None
+    return AttributeModels.from_json(text, str(path))
