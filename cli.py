@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from setvision.solver import (
     SetvisionError,
@@ -19,9 +21,15 @@ from setvision.solver import (
 )
 from setvision.solver.cards import Card
 from setvision.solver.errors import CardParseError
-from setvision.solver.odds import simulate
+from setvision.solver.odds import MAX_TRIALS, simulate
 from setvision.solver.rules import dealer_advice
 from setvision.solver.variants import VARIANTS, Variant
+
+if TYPE_CHECKING:
+    from setvision.vision.image import Photo
+    from setvision.vision.layout import Layout
+    from setvision.vision.report.files import Output
+    from setvision.vision.report.overlay import Annotator
 
 logger = logging.getLogger("setvision")
 
@@ -48,6 +56,12 @@ def _checked_layout(cards: list[Card], variant: Variant) -> list[Card]:
 def cmd_solve(args: argparse.Namespace) -> int:
     variant = get_variant(args.variant)
     cards = _checked_layout(parse_cards(args.cards), variant)
+    most = len(variant.deck) - len(cards)
+    if args.stock is not None and not 0 <= args.stock <= most:
+        raise SetvisionError(
+            f"--stock must be 0..{most} (the {len(variant.deck)} cards of the {variant.name} deck "
+            f"less the {len(cards)} on the table), got {args.stock}"
+        )
     sets = [tuple(i + 1 for i in found) for found in find_sets(cards)]
     verdict = "sets" if sets else ("no_set" if cards else "no_cards")
     advice = dealer_advice(len(cards), args.stock, bool(sets), variant)
@@ -123,8 +137,13 @@ def cmd_odds(args: argparse.Namespace) -> int:
     variant = get_variant(args.variant)
     if not 3 <= args.cards <= len(variant.deck):
         raise SetvisionError(f"--cards must be 3..{len(variant.deck)} for the {variant.name} deck")
-    if args.trials < 1:
-        raise SetvisionError("--trials must be at least 1")
+    if not 1 <= args.trials <= MAX_TRIALS:
+        raise SetvisionError(
+            f"--trials must be 1..{MAX_TRIALS:,} (that many take about 6 minutes), "
+            f"got {args.trials:,}"
+        )
+    if args.seed < 0:
+        raise SetvisionError(f"--seed must be 0 or more, got {args.seed}")
     odds = simulate(args.cards, args.trials, variant, seed=args.seed)
     low, high = odds.interval()
     print(f"deck: {variant.name} ({len(variant.deck)} cards), {odds.sets_in_deck} sets in all")
@@ -158,7 +177,10 @@ def expand_paths(
     expanded = []
     for path in paths:
         if os.path.isdir(path):
-            names = sorted(n for n in os.listdir(path) if n.lower().endswith(suffixes))
+            try:
+                names = sorted(n for n in os.listdir(path) if n.lower().endswith(suffixes))
+            except OSError as error:
+                raise SetvisionError(f"{path}: cannot list the folder ({error.strerror})") from None
             if not names:
                 raise SetvisionError(f"{path}: folder holds no {kind} ({', '.join(suffixes)})")
             expanded.extend(os.path.join(path, n) for n in names)
@@ -198,12 +220,7 @@ def _reader(args: argparse.Namespace):
     )
 
 
-def _annotated_path(out_dir: str, source: str) -> str:
-    stem = os.path.splitext(os.path.basename(source))[0]
-    return os.path.join(out_dir, f"{stem}.annotated.jpg")
-
-
-def _print_layout(record: dict, annotated: str | None, reveal: str = "all") -> None:
+def _print_layout(record: dict, annotated: Output | None, reveal: str = "all") -> None:
     """The reading as text; ``reveal`` hides the sets as the annotated image does."""
     cards, sets = record["cards"], record["sets"]
     count = f", {len(sets)} set{'s' if len(sets) != 1 else ''}" if reveal != "none" else ""
@@ -221,23 +238,22 @@ def _print_layout(record: dict, annotated: str | None, reveal: str = "all") -> N
         print(f"  ignored one outline: {ignored['reason']}")
     print(f"  {record['message']}")
     if annotated:
-        print(f"  annotated: {annotated}")
+        print(f"  annotated: {annotated.path}" + (f" ({annotated.note})" if annotated.note else ""))
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    import cv2
     from setvision.vision.contract import error_record, layout_record
     from setvision.vision.image import load
+    from setvision.vision.report.files import annotated_outputs, writable_folder
     from setvision.vision.report.overlay import Annotator
 
     paths = expand_paths(args.paths)
+    outputs = annotated_outputs(writable_folder(args.out, "--out"), paths) if args.out else None
     reader = _reader(args)
     annotator = Annotator(reveal=args.reveal)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
     failures = 0
     progress = Progress(len(paths))
-    for path in paths:
+    for index, path in enumerate(paths):
         try:
             photo = load(path)
             layout = reader.read_photo(photo)
@@ -250,19 +266,33 @@ def cmd_detect(args: argparse.Namespace) -> int:
             progress.step(path)
             continue
         record = layout_record(layout, path, args.reveal)
-        annotated = None
-        if args.out:
-            annotated = _annotated_path(args.out, path)
-            picture = annotator.annotate(photo.image, layout.scaled(1 / photo.scale))
-            if not cv2.imwrite(annotated, picture):
-                raise SetvisionError(f"{annotated}: cannot write the annotated image")
-            record["annotated"] = annotated
+        output = None
+        if outputs:
+            output = _write_annotated(outputs[index], annotator, photo, layout, record)
+            failures += output is None
         if args.json:
             print(json.dumps(record), flush=True)
         else:
-            _print_layout(record, annotated, args.reveal)
+            _print_layout(record, output, args.reveal)
         progress.step(path)
     return EXIT_BAD_INPUT if failures else EXIT_OK
+
+
+def _write_annotated(
+    output: Output, annotator: Annotator, photo: Photo, layout: Layout, record: dict
+) -> Output | None:
+    """Write a photo's annotated image; on failure one error line, a warning, and None."""
+    from setvision.vision.report.files import write_image
+
+    picture = annotator.annotate(photo.image, layout.scaled(1 / photo.scale))
+    try:
+        write_image(output.path, picture, mark=True)
+    except SetvisionError as error:
+        print(f"setvision: error: {error}", file=sys.stderr)
+        record["warning"] = f"the annotated image could not be written: {error}"
+        return None
+    record["annotated"] = output.path
+    return output
 
 
 def _check_image(args: argparse.Namespace) -> int:
@@ -301,13 +331,13 @@ def cmd_review(args: argparse.Namespace) -> int:
     from functools import partial
 
     from setvision.calibration.profiles import reader_for
+    from setvision.vision.report.files import writable_folder
     from setvision.vision.report.html import write_report
     from setvision.vision.report.review import review
 
     if args.jobs < 1:
         raise SetvisionError("--jobs must be at least 1")
-    if os.path.exists(args.report) and not os.path.isdir(args.report):
-        raise SetvisionError(f"{args.report}: is a file; --report takes a folder")
+    writable_folder(args.report, "--report")
     paths = expand_paths(args.paths)
     make_reader = partial(reader_for, args.profile, args.model, auto=not args.no_auto_calibration)
     progress = Progress(len(paths))
@@ -345,8 +375,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     from setvision.vision.live.session import LiveAnalyser
     from setvision.vision.live.source import open_source
 
-    if args.max_frames is not None and args.max_frames < 1:
-        raise SetvisionError("--max-frames must be at least 1")
+    _check_live_options(args)
     if not args.no_window and not _has_display():
         raise SetvisionError(
             "no display to open a window on: use --no-window (with --json or --save-video)"
@@ -360,6 +389,35 @@ def cmd_live(args: argparse.Namespace) -> int:
             else:
                 _live_window(args, source, analyser, sink if args.save_video else None)
     return EXIT_OK
+
+
+def _check_live_options(args: argparse.Namespace) -> None:
+    """Refuse bad numbers and paths before a camera, a video or a model is opened."""
+    from setvision.vision.live.source import check_camera
+    from setvision.vision.report.files import require_utf8, shown
+
+    if args.max_frames is not None and args.max_frames < 1:
+        raise SetvisionError(f"--max-frames must be at least 1, got {args.max_frames}")
+    if args.camera is not None:
+        check_camera(args.camera)
+    require_utf8(args.out, "--out folder")
+    if args.video:
+        require_utf8(args.video, "video")
+    if args.save_video:
+        require_utf8(args.save_video, "--save-video file")
+        if args.video and _same_file(args.video, args.save_video):
+            raise SetvisionError(
+                f"{shown(args.save_video)}: is the input video; --save-video must name another "
+                "file (nothing written)"
+            )
+
+
+def _same_file(first: str, second: str) -> bool:
+    """Whether two paths name one file, however spelled (links included)."""
+    try:
+        return os.path.samefile(first, second)
+    except (OSError, ValueError):
+        return os.path.realpath(first) == os.path.realpath(second)
 
 
 def _has_display() -> bool:
@@ -794,18 +852,28 @@ def _ask_card(number: int, card: Card) -> Card:
 
 
 def _confirm_cards(path: str, photo, layout) -> list[Card]:
-    """Show the reading, ask about the uncertain cards and any other the user names."""
+    """Show the reading on a temporary annotated image (removed at the end); confirm it."""
     import tempfile
 
-    import cv2
-    from setvision.calibration.deck import repeated_card
-    from setvision.vision.layout import describe_card_doubt
+    from setvision.vision.report.files import write_image
     from setvision.vision.report.overlay import Annotator
 
     handle, picture = tempfile.mkstemp(prefix="setvision-calibrate-", suffix=".jpg")
     os.close(handle)
-    cv2.imwrite(picture, Annotator().annotate(photo.image, layout.scaled(1 / photo.scale)))
-    print(f"{path}: {len(layout.cards)} cards read; their numbers are drawn on {picture}")
+    try:
+        write_image(picture, Annotator().annotate(photo.image, layout.scaled(1 / photo.scale)))
+        print(f"{path}: {len(layout.cards)} cards read; their numbers are drawn on {picture}")
+        return _ask_cards(layout)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(picture)
+
+
+def _ask_cards(layout) -> list[Card]:
+    """Ask about the uncertain cards, then about any other card the user names."""
+    from setvision.calibration.deck import repeated_card
+    from setvision.vision.layout import describe_card_doubt
+
     cards = [reading.card for reading in layout.cards]
     for number, reading in enumerate(layout.cards, 1):
         doubt = "" if reading.confident else f"   not sure: {describe_card_doubt(layout, number)}"
@@ -866,12 +934,11 @@ def cmd_profiles(args: argparse.Namespace) -> int:
         _print_profile(profile)
     elif action == "delete":
         print(f"deleted {args.name!r} ({profiles.delete_profile(args.name)})")
-    elif args.clear:
-        profiles.set_default(None)
-        print("no default profile")
-    elif args.name:
-        profiles.set_default(args.name)
-        print(f"default profile: {args.name}")
+    elif args.clear or args.name:
+        replaced = profiles.set_default(None if args.clear else args.name)
+        if replaced:
+            print(f"replaced the unusable {profiles.config_dir() / 'config.json'}")
+        print("no default profile" if args.clear else f"default profile: {args.name}")
     else:
         print(f"default profile: {profiles.default_profile() or 'none'}")
     return EXIT_OK
@@ -1117,12 +1184,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_any_name() -> None:
+    """Print file names that are not UTF-8 as ``\\xNN`` instead of failing on them."""
+    from setvision.vision.report.files import SHOWN
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors=SHOWN)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse has printed its usage message
         return int(exit_.code or 0)
+    _show_any_name()
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

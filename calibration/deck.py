@@ -75,9 +75,17 @@ class AttributeProfile:
         shape = (len(self.values), len(self.features))
         if np.shape(self.means) != shape:
             raise ValueError(f"means must have shape {shape}, got {np.shape(self.means)}")
+        if not np.all(np.isfinite(self.means)):
+            raise ValueError(f"{self.attribute}: means must be finite numbers")
         spread = np.asarray(self.spread)
-        if spread.shape != (len(self.features),) or not np.all(spread > 0):
-            raise ValueError(f"spread must have shape ({len(self.features)},) and be positive")
+        if (
+            spread.shape != (len(self.features),)
+            or not np.all(spread > 0)
+            or not np.all(np.isfinite(spread))
+        ):
+            raise ValueError(
+                f"spread must have shape ({len(self.features)},) and be positive and finite"
+            )
 
     def log_likelihood(self, x: np.ndarray) -> np.ndarray:
         """(n_cards, n_values) log likelihoods, ``values`` order, of (n_cards, n_features) ``x``."""
@@ -186,6 +194,8 @@ class DeckProfile:
     @classmethod
     def from_dict(cls, data: dict) -> DeckProfile:
         """A profile from its stored form; ``ValueError``, ``KeyError`` or ``TypeError`` if not."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a JSON object is needed, not {type(data).__name__}")
         if data.get("format") != PROFILE_FORMAT:
             raise ValueError(f"profile format {data.get('format')!r} is not supported")
         attributes = {

@@ -7,6 +7,7 @@ profile is named in ``$XDG_CONFIG_HOME/setvision/config.json``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -93,11 +94,20 @@ def load_profile(name: str) -> DeckProfile:
     if not path.is_file():
         raise _unknown(name)
     try:
-        return DeckProfile.from_dict(json.loads(path.read_text()))
-    except (OSError, ValueError, KeyError, TypeError) as error:
+        return DeckProfile.from_dict(_read_json(path))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         raise ProfileError(
-            f"{path}: not a usable profile ({error}); run `setvision calibrate --force` again"
+            f"{path}: not a usable profile ({_short(error)}); run `setvision calibrate --force` "
+            "again"
         ) from None
+
+
+def _read_json(path: Path):
+    """A JSON file's value; ``ValueError`` if not JSON, nested too deep to read, or not UTF-8."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def delete_profile(name: str) -> Path:
@@ -106,8 +116,9 @@ def delete_profile(name: str) -> Path:
     if not path.is_file():
         raise _unknown(name)
     path.unlink()
-    if default_profile() == name:
-        set_default(None)
+    with contextlib.suppress(ProfileError):  # a broken config names no default to clear
+        if default_profile() == name:
+            set_default(None)
     return path
 
 
@@ -116,34 +127,49 @@ def _config_path() -> Path:
 
 
 def _config() -> dict:
+    """The config file's settings ({} without one); a ``ProfileError`` if it is unusable."""
     path = _config_path()
     if not path.is_file():
         return {}
+    repair = "fix or delete it, or run `setvision profiles default --clear`"
     try:
-        config = json.loads(path.read_text())
-    except (OSError, ValueError):
-        raise ProfileError(f"{path}: not valid JSON; fix or delete it") from None
+        config = _read_json(path)
+    except (OSError, ValueError) as error:
+        raise ProfileError(f"{path}: not valid JSON ({_short(error)}); {repair}") from None
     if not isinstance(config, dict):
-        raise ProfileError(f"{path}: not a JSON object; fix or delete it")
+        raise ProfileError(f"{path}: not a JSON object; {repair}")
+    name = config.get("default_profile")
+    if name not in (None, "") and not (isinstance(name, str) and NAME_PATTERN.fullmatch(name)):
+        raise ProfileError(f"{path}: default_profile is not a profile name; {repair}")
     return config
+
+
+def _short(error: Exception) -> str:
+    return " ".join(str(error).split())[:200] or type(error).__name__
 
 
 def default_profile() -> str | None:
     """The name of the default profile, or None."""
-    name = _config().get("default_profile")
-    return str(name) if name else None
+    return _config().get("default_profile") or None
 
 
-def set_default(name: str | None) -> None:
-    """Make ``name`` the default profile (it must exist), or clear the default with None."""
+def set_default(name: str | None) -> bool:
+    """Make ``name`` the default profile (it must exist), or clear the default with None.
+
+    An unusable config file is replaced (it said nothing usable); True if one was.
+    """
     if name is not None and not profile_path(name).is_file():
         raise _unknown(name)
-    config = _config()
+    try:
+        config, replaced = _config(), False
+    except ProfileError:
+        config, replaced = {}, True
     if name is None:
         config.pop("default_profile", None)
     else:
         config["default_profile"] = name
     _write(_config_path(), json.dumps(config, indent=1))
+    return replaced
 
 
 def model_fingerprint(models: AttributeModels) -> str:

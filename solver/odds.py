@@ -10,6 +10,9 @@ import numpy as np
 from setvision.solver.sets import find_sets, third_card
 from setvision.solver.variants import STANDARD, Variant
 
+#: More layouts than this are refused: 100 million take about 6 minutes on one core.
+MAX_TRIALS = 100_000_000
+
 
 @dataclass(frozen=True)
 class Odds:
@@ -47,8 +50,10 @@ def simulate(
     deck = variant.deck
     if not 3 <= layout_size <= len(deck):
         raise ValueError(f"layout size must be 3..{len(deck)}, got {layout_size}")
-    if trials < 1:
-        raise ValueError(f"trials must be at least 1, got {trials}")
+    if not 1 <= trials <= MAX_TRIALS:
+        raise ValueError(f"trials must be 1..{MAX_TRIALS:,}, got {trials:,}")
+    if seed is not None and seed < 0:
+        raise ValueError(f"seed must be 0 or more, got {seed}")
     position = {card: i for i, card in enumerate(deck)}
     completes = np.full((len(deck), len(deck)), -1, dtype=np.int64)
     for (i, a), (j, b) in combinations(enumerate(deck), 2):

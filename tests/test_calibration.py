@@ -220,7 +220,8 @@ def test_interactive_calibration_cancelled_at_end_of_input_writes_nothing(
     assert main(["calibrate", str(WEBCAM), "--name", "deck", "--interactive"]) == 2
     captured = capsys.readouterr()
     shown = captured.out.split("drawn on ")[1].split()[0]
-    assert Path(shown).parent == quiet_temp and Path(shown).is_file() and " 12  " in captured.out
+    assert Path(shown).parent == quiet_temp and " 12  " in captured.out
+    assert not Path(shown).exists(), "the annotated photo shown is removed when calibration ends"
     assert "calibration cancelled: nothing written" in captured.err
     assert _stored(config_home) == []
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import stat
 import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -293,18 +294,39 @@ def decode(data: bytes, source: str = "image") -> Photo:
     return Photo(source, image, (width, height), 1.0)
 
 
-def load(path: str) -> Photo:
-    """Read a photo from disk; every failure is an ``ImageError`` naming the file."""
-    if not os.path.exists(path):
-        raise ImageError(f"{path}: no such file")
-    if os.path.isdir(path):
+def _refuse_unusual(path: str, mode: int) -> None:
+    """A folder, pipe, device or socket is refused by its type, before a byte is read."""
+    if stat.S_ISDIR(mode):
         raise ImageError(f"{path}: is a folder, not an image")
+    if not stat.S_ISREG(mode):
+        raise ImageError(f"{path}: not a regular file (a pipe, device or socket): not read")
+
+
+def read_regular(path: str, limit: int = -1) -> bytes:
+    """The bytes of a regular file (the first ``limit`` if given); an ``ImageError`` if not one.
+
+    A named pipe or a device would block or never end, so the file's type is checked first,
+    then it is opened without blocking and checked again by its descriptor (it may have
+    changed in between).
+    """
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        _refuse_unusual(path, os.stat(path).st_mode)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise ImageError(f"{path}: no such file") from None
     except OSError as error:
         raise ImageError(f"{path}: cannot be read ({error.strerror})") from None
-    return decode(data, path)
+    with os.fdopen(fd, "rb") as handle:
+        _refuse_unusual(path, os.fstat(handle.fileno()).st_mode)
+        try:
+            return handle.read(limit)
+        except OSError as error:
+            raise ImageError(f"{path}: cannot be read ({error.strerror})") from None
+
+
+def load(path: str) -> Photo:
+    """Read a photo from disk; every failure is an ``ImageError`` naming the file."""
+    return decode(read_regular(path), path)
 
 
 def resize_long_side(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from setvision.vision.errors import CameraError
+from setvision.vision.report.files import require_utf8
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +28,9 @@ os.environ.setdefault("OPENCV_VIDEOIO_PRIORITY_OBSENSOR", "0")
 VIDEO_SUFFIXES = (".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm")
 #: How long a camera or live stream may deliver nothing before the source gives up.
 RETRY_SECONDS = 3.0
+#: Camera numbers above this are refused: OpenCV reads larger ones as a backend code plus a
+#: camera number, and a negative number or one past 32 bits crashes it.
+MAX_CAMERA = 9999
 _RETRY_PAUSE = 0.05
 
 
@@ -127,9 +131,16 @@ def _is_url(text: str) -> bool:
     return "://" in text
 
 
+def check_camera(index: int) -> int:
+    """``index`` if it is a camera number OpenCV can be given safely, else a ``CameraError``."""
+    if not 0 <= index <= MAX_CAMERA:
+        raise CameraError(f"--camera must be 0..{MAX_CAMERA} (0 is the first camera), got {index}")
+    return index
+
+
 def open_camera(index: int) -> FrameSource:
     """Camera number ``index`` (0 is the first camera)."""
-    capture = cv2.VideoCapture(index)
+    capture = cv2.VideoCapture(check_camera(index))
     if not capture.isOpened():
         capture.release()
         raise CameraError(
@@ -141,6 +152,7 @@ def open_camera(index: int) -> FrameSource:
 
 def open_video(path: str) -> FrameSource:
     """A video file, or a stream address such as ``rtsp://...`` or ``http://.../video``."""
+    require_utf8(path, "video")
     if not _is_url(path):
         if not os.path.exists(path):
             raise CameraError(f"{path}: no such file")

@@ -16,7 +16,11 @@ from urllib.parse import quote
 
 from setvision.solver.errors import SetvisionError
 from setvision.solver.replay import Finding, Level, Replay, Step
+from setvision.vision.report.files import SHOWN
 from setvision.vision.report.review import PhotoResult, Review, Summary
+
+#: A cell starting with one of these is a formula to a spreadsheet (CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 VERDICT_WORDS = {
     "sets": "sets",
@@ -283,18 +287,24 @@ def render_html(review: Review, title: str = "setvision review") -> str:
     return "\n".join(parts)
 
 
+def _cell(value: object) -> object:
+    """A CSV cell a spreadsheet shows as text: a leading formula character gets a quote."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def render_csv(results: tuple[PhotoResult, ...]) -> str:
     """One row per photo: file, cards, sets, verdict, uncertain cards, message, image."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180: a name holding \r is quoted
     writer.writerow(["file", "cards", "sets", "verdict", "uncertain_cards", "message", "annotated"])
     for r in results:
         texts = {c["id"]: c["text"] for c in r.cards}
         uncertain = "; ".join(f"#{i} {texts[i]}" for i in r.uncertain_ids)
         message = r.error or r.record.get("message", "")
-        writer.writerow(
-            [r.source, len(r.cards), len(r.sets), r.verdict, uncertain, message, r.image or ""]
-        )
+        row = [r.source, len(r.cards), len(r.sets), r.verdict, uncertain, message, r.image or ""]
+        writer.writerow([_cell(value) for value in row])
     return out.getvalue()
 
 
@@ -312,7 +322,7 @@ def write_report(review: Review, out_dir: str) -> str:
     for name, text in zip(REPORT_FILES, texts):
         path = os.path.join(out_dir, name)
         try:
-            with open(path, "w", encoding="utf-8", newline="") as handle:
+            with open(path, "w", encoding="utf-8", errors=SHOWN, newline="") as handle:
                 handle.write(text)
         except OSError as error:
             raise SetvisionError(f"{path}: cannot write the report ({error.strerror})") from None

@@ -20,8 +20,9 @@ from setvision.solver.errors import SetvisionError
 from setvision.solver.replay import Replay, SeenCard, Snapshot, replay
 from setvision.vision.contract import error_record, layout_record
 from setvision.vision.exif import HEADER_BYTES, capture_time
-from setvision.vision.image import load, resize_long_side
+from setvision.vision.image import load, read_regular, resize_long_side
 from setvision.vision.pipeline import CardReader
+from setvision.vision.report.files import write_image
 from setvision.vision.report.overlay import Annotator
 
 logger = logging.getLogger(__name__)
@@ -114,9 +115,8 @@ class Review:
 def read_capture_time(path: str) -> datetime | None:
     """EXIF DateTimeOriginal of a file, or None (unreadable files included)."""
     try:
-        with open(path, "rb") as handle:
-            return capture_time(handle.read(HEADER_BYTES))
-    except OSError:
+        return capture_time(read_regular(path, HEADER_BYTES))
+    except SetvisionError:
         return None
 
 
@@ -151,13 +151,27 @@ def _start_worker(make_reader: ReaderFactory, single_thread: bool) -> None:
 
 
 def _image_name(index: int, source: str) -> str:
+    """``images/NNN-stem.jpg``; bytes of a name that are not UTF-8 become ``_`` (for links)."""
     stem = os.path.splitext(os.path.basename(source))[0]
+    stem = os.fsencode(stem).decode("utf-8", "replace").replace("\ufffd", "_")
     return f"{IMAGES_DIR}/{index:03d}-{stem}.jpg"
 
 
-def _review_one(task: tuple[int, str, str]) -> PhotoResult:
+def _image_names(paths: Sequence[str], out_dir: str) -> list[str]:
+    """Each photo's annotated image, never one of the photos read (``-copy`` added if so)."""
+    inputs = {os.path.realpath(p) for p in paths}
+    names = []
+    for index, source in enumerate(paths, 1):
+        name = _image_name(index, source)
+        while os.path.realpath(os.path.join(out_dir, name)) in inputs:
+            name = f"{os.path.splitext(name)[0]}-copy.jpg"
+        names.append(name)
+    return names
+
+
+def _review_one(task: tuple[int, str, str, str]) -> PhotoResult:
     """Read one photo and write its annotated image; every failure becomes a record."""
-    index, source, out_dir = task
+    index, source, out_dir, name = task
     try:
         photo = load(source)
         layout = _reader.read_photo(photo)
@@ -171,8 +185,9 @@ def _review_one(task: tuple[int, str, str]) -> PhotoResult:
     record = layout_record(layout, source)
     image, factor = resize_long_side(photo.image, REPORT_LONG_SIDE)
     picture = Annotator().annotate(image, layout.scaled(factor / photo.scale))
-    name = _image_name(index, source)
-    if not cv2.imwrite(os.path.join(out_dir, name), picture, [cv2.IMWRITE_JPEG_QUALITY, 85]):
+    try:
+        write_image(os.path.join(out_dir, name), picture, quality=85)
+    except SetvisionError:
         record["warning"] = "the annotated image could not be written"
         return PhotoResult(index, source, record)
     record["annotated"] = name
@@ -204,7 +219,8 @@ def read_all(
         os.makedirs(os.path.join(out_dir, IMAGES_DIR), exist_ok=True)
     except OSError as error:
         raise SetvisionError(f"{out_dir}: cannot create the report folder ({error})") from None
-    tasks = [(i, path, out_dir) for i, path in enumerate(paths, 1)]
+    names = _image_names(paths, out_dir)
+    tasks = [(i, path, out_dir, name) for (i, path), name in zip(enumerate(paths, 1), names)]
     jobs = max(1, min(jobs, len(tasks)))
     _start_worker(make_reader, single_thread=False)  # also checks the options before any pool
     results = []
