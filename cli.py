@@ -586,6 +586,11 @@ def _print_held_out(report) -> None:
         f"previous finder asked on {sent:.1%} of photos (unexplained paper >= "
         f"{model.unexplained:g} card, or a candidate in doubt >= {model.recheck:g})"
     )
+    print("recall against the share of photos sent to the previous finder (held out):")
+    for unexplained, recheck, recall, share in report.recheck_options:
+        if np.isfinite(unexplained) or recheck <= 1:
+            print(f"  unexplained >= {unexplained:g}, doubt >= {recheck:g}: "
+                  f"recall {recall:.4f}, sent {share:.1%}")  # fmt: skip
     print("\nper capture session of the new source")
     sessions = [r for r in results if r.group != r.source]
     print(format_find_table(summarise_finding(sessions, key="group")))

@@ -232,6 +232,10 @@ def _summary(rows: list[FindResult]) -> FindSummary:
     )  # fmt: skip
 
 
+def _ms(value: float) -> str:
+    return f"{value:.0f}" if value > 0 else "-"  # not timed (judged from cached candidates)
+
+
 def format_find_table(table: dict[str, FindSummary]) -> str:
     """A Markdown table, one row per source (or group) and the overall row."""
     lines = [
@@ -243,7 +247,7 @@ def format_find_table(table: dict[str, FindSummary]) -> str:
         label = f"**{name}**" if name == "all" else name
         lines.append(
             f"| {label} | {s.photos} | {s.cards} | {s.recall:.3f} | {s.precision:.3f} "
-            f"| {s.complete:.3f} | {s.median_ms:.0f} | {s.p95_ms:.0f} |"
+            f"| {s.complete:.3f} | {_ms(s.median_ms)} | {_ms(s.p95_ms)} |"
         )
     return "\n".join(lines)
 

@@ -38,8 +38,9 @@ ACCEPT = 0.5
 #: typical card; inf: never) and the probability of a doubtful candidate (above 1: never).
 RECHECK_UNEXPLAINED = (0.4, 0.7, 1.0, 1.5, 2.5, float("inf"))
 RECHECK_DOUBT = (0.1, 0.2, 0.3, 0.4, 1.01)
-#: Recall (share of cards) given up at most to send fewer photos to the previous finder.
-RECHECK_RECALL_SLACK = 0.002
+#: Recall (share of cards) given up at most to send fewer photos to the previous finder: none
+#: (a card missed can turn a table's answer; time is the price).
+RECHECK_RECALL_SLACK = 0.0
 
 
 #: The forest's settings (besides its size and seed).
@@ -64,10 +65,13 @@ class PhotoSamples:
 
 
 def _fingerprint() -> str:
+    """Changes with the code and settings that make a photo's samples: the candidate makers
+    (the previous finder's included), the features and the labelling (decoding is OpenCV's)."""
     digest = hashlib.sha1()
-    here = Path(__file__).resolve().parent.parent
-    for name in ("find/candidates.py", "find/describe.py", "image.py"):
-        digest.update((here / name).read_bytes())
+    find = Path(__file__).resolve().parent.parent / "find"
+    for path in sorted(find.glob("*.py")):
+        if path.name not in ("finder.py", "cardness.py", "__init__.py"):
+            digest.update(path.read_bytes())
     digest.update(repr((POSITIVE_IOU, NEGATIVE_IOU, WORK_LONG_SIDE, PHOTO_SAMPLES)).encode())
     digest.update(repr(_FOREST).encode())
     digest.update(cv2.__version__.encode())
@@ -245,7 +249,13 @@ def held_out_second_looks(
     progress: Callable[[str], None] | None = None,
 ) -> list[HeldOut]:
     """Every original photo's probabilities as ``find_cards`` computes them, the second look
-    fitted without the photo's fold."""
+    fitted without the photo's fold; cached on disk."""
+    key = hashlib.sha1(repr(sorted((k, sorted(v)) for k, v in folds.items())).encode())
+    path = cache_dir() / f"finder-second-{_fingerprint()}-{key.hexdigest()[:8]}.pkl"
+    by_key = {_key(s): s for s in samples}
+    if path.is_file():
+        cached = pickle.loads(path.read_bytes())
+        return [HeldOut(by_key[k], fast, every) for k, fast, every in cached]
     results = []
     previous_column = FEATURES.index("maker_previous")
     for name, files in folds.items():
@@ -262,6 +272,7 @@ def held_out_second_looks(
             )  # fmt: skip
         if progress:
             progress(name)
+    path.write_bytes(pickle.dumps([(_key(h.photo), h.fast, h.all) for h in results]))
     return results
 
 
@@ -299,10 +310,11 @@ def held_out_results(
 
 def choose_recheck(
     truths: list[FindTruth], held: list[HeldOut], model: CardnessModel
-) -> CardnessModel:
+) -> tuple[CardnessModel, list[tuple[float, float, float, float]]]:
     """The levels that send a photo to the previous finder, learned from held-out results:
     the fewest photos sent among the settings within ``RECHECK_RECALL_SLACK`` of the best
-    recall (the previous finder is slow; most photos do not need it)."""
+    recall (the previous finder is slow; most photos do not need it); and every setting tried
+    as (unexplained, recheck, recall, share of photos sent)."""
     options = []
     for unexplained in RECHECK_UNEXPLAINED:
         for recheck in RECHECK_DOUBT:
@@ -312,7 +324,9 @@ def choose_recheck(
             sent = float(np.mean([r.fallback for r in results]))
             options.append((found, sent, candidate))
     best = max(found for found, _, _ in options)
-    return min((o for o in options if o[0] >= best - RECHECK_RECALL_SLACK), key=lambda o: o[1])[2]
+    chosen = min((o for o in options if o[0] >= best - RECHECK_RECALL_SLACK), key=lambda o: o[1])
+    tried = [(m.unexplained, m.recheck, found, sent) for found, sent, m in options]
+    return chosen[2], tried
 
 
 def source_folds(samples: list[PhotoSamples], split_source: str) -> dict[str, list[str]]:
@@ -362,6 +376,8 @@ class FinderReport:
     model: CardnessModel
     held_out: list[FindResult]  # each source (the new one: each capture session) left out
     unseen_source: list[FindResult]  # the new source, with none of it in training
+    #: (unexplained, recheck, recall, share of photos sent to the previous finder) tried
+    recheck_options: list[tuple[float, float, float, float]]
 
 
 def train_finder(
@@ -374,11 +390,15 @@ def train_finder(
     folds = source_folds(samples, NEW_SOURCE)
     first = held_out_first_looks(samples, folds, progress)
     held = held_out_second_looks(samples, folds, first, progress)
-    levels = choose_recheck(truths, held, _levels())
+    levels, tried = choose_recheck(truths, held, _levels())
     held_unseen = _without_source(samples, NEW_SOURCE, progress)
     model = fit_cardness(samples, first)
+    trained_on = {**model.trained_on, **levels.trained_on}
     return FinderReport(
-        replace(model, unexplained=levels.unexplained, recheck=levels.recheck),
+        replace(
+            model, unexplained=levels.unexplained, recheck=levels.recheck, trained_on=trained_on
+        ),  # fmt: skip
         held_out_results(truths, held, levels),
         held_out_results(truths, held_unseen, levels),
+        tried,
     )
