@@ -7,6 +7,7 @@ import zlib
 import cv2
 import numpy as np
 import pytest
+from conftest import SAMPLES
 from setvision.cli import main
 from setvision.vision.errors import ImageError
 from setvision.vision.exif import orientation as exif_orientation
@@ -50,6 +51,7 @@ def test_greyscale_is_refused_but_16_bit_and_rgba_are_converted():
     with pytest.raises(ImageError, match="greyscale"):
         decode(_png(grey), "grey.png")
     deep = np.full((40, 50, 3), 40000, np.uint16)
+    deep[..., 1] = 10000  # a colour, not grey
     photo = decode(_png(deep), "deep.png")
     assert photo.image.dtype == np.uint8 and photo.image.shape == (40, 50, 3)
     assert int(photo.image[0, 0, 0]) == 40000 >> 8
@@ -103,7 +105,7 @@ def test_orient_points_matches_a_real_rotation():
 
 def test_large_jpeg_is_decoded_reduced_with_the_scale_kept():
     big = np.zeros((3300, 4400, 3), np.uint8)
-    cv2.rectangle(big, (1000, 1000), (2000, 1600), (255, 255, 255), -1)
+    cv2.rectangle(big, (1000, 1000), (2000, 1600), (40, 40, 220), -1)
     ok, data = cv2.imencode(".jpg", big)
     photo = decode(data.tobytes(), "big.jpg")
     assert photo.size == (4400, 3300)
@@ -156,3 +158,20 @@ def test_detect_reads_a_motion_photo_like_the_original(data_dir, tmp_path, capsy
     assert first["cards"] and first["verdict"] == second["verdict"]
     assert [c["text"] for c in first["cards"]] == [c["text"] for c in second["cards"]]
     assert first["image_size"] == second["image_size"]
+
+
+@pytest.mark.parametrize("stored", ["rgb.jpg", "rgb.png", "rgba.png"])
+def test_a_greyscale_photo_stored_as_colour_is_refused(tmp_path, capsys, photo, stored):
+    sample = str(SAMPLES / "data__webcam__20170604_134005.jpg")
+    colour = photo(sample).image
+    grey = cv2.cvtColor(cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    if stored.startswith("rgba"):
+        grey = cv2.cvtColor(grey, cv2.COLOR_BGR2BGRA)
+    path = tmp_path / f"grey-{stored}"
+    cv2.imwrite(str(path), grey)
+    with pytest.raises(ImageError, match="holds no colour"):
+        load(str(path))
+    assert main(["detect", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no colour" in err
+    assert load(sample).image.shape == colour.shape  # the colour original reads

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 MAX_PIXELS = 120_000_000
 #: Photos are decoded at 1/2, 1/4 or 1/8 while the long side stays at least this long.
 DECODE_LONG_SIDE = 1600
+#: A photo whose channels part by less than this (levels of 255) at its most colourful pixels
+#: (this percentile of them) holds no colour: greyscale stored as RGB, or with JPEG's noise.
+COLOURLESS_SPREAD, COLOURFUL_SHARE = 12, 99.9
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic", ".heif")
 #: ``ftyp`` major brands of HEIF stills and sequences coded in HEVC (iPhone photos are "heic").
 #: AVIF ("avif") is left out: the pillow-heif wheels carry no AV1 decoder.
@@ -71,6 +74,20 @@ def as_bgr(image: np.ndarray, name: str = "image") -> np.ndarray:
     if min(image.shape[:2]) < 16:
         raise ImageError(f"{name} is too small ({image.shape[1]}x{image.shape[0]} pixels)")
     return np.ascontiguousarray(image)
+
+
+def refuse_colourless(image: np.ndarray, name: str) -> np.ndarray:
+    """The image, unless it holds no colour though stored as colour (a greyscale photo saved as
+    RGB or with an alpha channel): every card would read as one colour, so it is refused like
+    greyscale. Judged on a sample of pixels: how far the channels part at the most colourful."""
+    step = max(1, min(image.shape[:2]) // 400)
+    sample = image[::step, ::step].reshape(-1, 3)
+    spread = sample.max(axis=1).astype(np.int16) - sample.min(axis=1)
+    if float(np.percentile(spread, COLOURFUL_SHARE)) < COLOURLESS_SPREAD:
+        raise ImageError(
+            f"{name} holds no colour (greyscale): colours cannot be read, use a colour photo"
+        )
+    return image
 
 
 def header_size(data: bytes) -> tuple[int, int] | None:
@@ -252,7 +269,7 @@ def _decode_heif(data: bytes, source: str) -> Photo:
     pixels = np.asarray(image)
     if pixels.ndim == 3:
         pixels = pixels[:, :, 2::-1]  # RGB to BGR
-    pixels = as_bgr(pixels, source)
+    pixels = refuse_colourless(as_bgr(pixels, source), source)
     return Photo(source, pixels, size, size[0] / pixels.shape[1])
 
 
@@ -285,7 +302,7 @@ def decode(data: bytes, source: str = "image") -> Photo:
         )
     if image.ndim == 3 and image.shape[2] == 4:
         image = image[:, :, :3]
-    image = as_bgr(image, source)
+    image = refuse_colourless(as_bgr(image, source), source)
     height, width = image.shape[:2]
     if reduction > 1:
         # Reduced decoding rounds up; the original size follows from the header and EXIF turn.
