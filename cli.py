@@ -468,18 +468,13 @@ def _live_window(args: argparse.Namespace, source, analyser, sink) -> None:
 
 def _bench_live(args: argparse.Namespace) -> int:
     import cv2
+    from setvision.vision.learn.bench import parse_frame_size
     from setvision.vision.live.bench import bench_video
     from setvision.vision.live.session import LiveAnalyser
     from setvision.vision.live.source import VIDEO_SUFFIXES
 
     cv2.setNumThreads(args.threads)
-    size = None
-    if args.frame_size:
-        try:
-            width, height = (int(v) for v in args.frame_size.lower().split("x"))
-        except ValueError:
-            raise SetvisionError(f"--frame-size takes WxH, got {args.frame_size}") from None
-        size = (width, height)
+    size = parse_frame_size(args.frame_size) if args.frame_size else None
     paths = expand_paths(args.live, VIDEO_SUFFIXES, "videos")
     print(
         f"every frame analysed in order, {args.threads} OpenCV thread(s); decoding not counted"

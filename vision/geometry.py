@@ -45,10 +45,27 @@ def interior_angles(corners: np.ndarray) -> np.ndarray:
     return np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0)))
 
 
+def long_side_index(corners: np.ndarray) -> int:
+    """0 when the sides 0-1 and 2-3 are the longer pair (as the quad is drawn), else 1."""
+    sides = side_lengths(corners)
+    return 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
+
+
 def long_side_first(corners: np.ndarray) -> np.ndarray:
     """Roll the corners so the side 0-1 is a long side (for a landscape rectification)."""
-    sides = side_lengths(corners)
-    return corners if sides[0] + sides[2] >= sides[1] + sides[3] else corners[_NEXT]
+    return corners if long_side_index(corners) == 0 else corners[_NEXT]
+
+
+def touches_border(corners: np.ndarray, size: tuple[int, int], margin: float) -> bool:
+    """Whether a corner lies within ``margin`` pixels of the border of an image of ``size``."""
+    width, height = size
+    x, y = corners[:, 0], corners[:, 1]
+    return bool(
+        (x <= margin).any()
+        or (y <= margin).any()
+        or (x >= width - 1 - margin).any()
+        or (y >= height - 1 - margin).any()
+    )
 
 
 def contains_point(corners: np.ndarray, point: tuple[float, float]) -> bool:

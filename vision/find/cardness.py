@@ -84,11 +84,11 @@ def parse_model(text: str, name: str) -> CardnessModel:
     """A model from its JSON text; every flaw is one ``FinderModelError`` naming the file."""
     try:
         data = json.loads(text)
-        if data.get("format") != FINDER_FORMAT or tuple(data["features"]) != FEATURES:
-            raise FinderModelError(
-                f"{name}: made for other finder features: retrain with `setvision train-finder`"
-            )
-        if tuple(data["context"]) != CONTEXT:
+        if (
+            data.get("format") != FINDER_FORMAT
+            or tuple(data["features"]) != FEATURES
+            or tuple(data["context"]) != CONTEXT
+        ):
             raise FinderModelError(
                 f"{name}: made for other finder features: retrain with `setvision train-finder`"
             )

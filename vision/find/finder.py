@@ -6,6 +6,7 @@ a copy of fixed long side, so a photo gives the same cards at any resolution.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -24,7 +25,7 @@ from setvision.vision.find.cardness import CardnessModel, load_cardness
 from setvision.vision.find.describe import describe_all
 from setvision.vision.find.fit import snap_sides
 from setvision.vision.find.outlines import Outline
-from setvision.vision.geometry import order_corners
+from setvision.vision.geometry import long_side_index, order_corners, touches_border
 from setvision.vision.image import resize_long_side
 
 #: Two accepted candidates overlapping by more than this share of the smaller are one card.
@@ -41,17 +42,18 @@ class Judged:
 
 
 def judge(
-    maps: Maps, model: CardnessModel, candidates: list[Candidate] | None = None
+    maps: Maps, model: CardnessModel, candidates: list[Candidate], known: Sequence[Judged] = ()
 ) -> list[Judged]:
-    """Every candidate of the work image (by default: of the fast makers) with the model's
+    """The ``known`` candidates (already described) and ``candidates``, each with the model's
     probability that it is a card (judged together: the model compares them)."""
-    if candidates is None:
-        candidates = dedupe(find_candidates(maps))
-    if not candidates:
+    everyone = [j.candidate for j in known] + candidates
+    if not everyone:
         return []
     features = describe_all(maps, candidates)
+    if known:
+        features = np.vstack([np.array([j.features for j in known]), features])
     probabilities = model.probability(features)
-    return [Judged(c, f, float(p)) for c, f, p in zip(candidates, features, probabilities)]
+    return [Judged(c, f, float(p)) for c, f, p in zip(everyone, features, probabilities)]
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
@@ -70,12 +72,6 @@ def select(judged: list[Judged], accept: float) -> list[Judged]:
         if all(_overlap(item.candidate.quad, c.candidate.quad) <= SAME_CARD for c in chosen):
             chosen.append(item)
     return chosen
-
-
-def _long_side(quad: np.ndarray) -> int:
-    along_01 = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])
-    along_12 = np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])
-    return 0 if along_01 >= along_12 else 1
 
 
 @dataclass(frozen=True)
@@ -114,10 +110,11 @@ def unexplained(paper: np.ndarray, quads: np.ndarray, min_share: float) -> bool:
     return bool((areas >= min_share * typical).any())
 
 
-def needs_previous(paper: np.ndarray, judged: list[Judged], model: CardnessModel) -> bool:
-    """Whether the fast makers leave something to look at again: paper no card explains, or
-    a candidate in doubt beside the cards chosen."""
-    chosen = select(judged, model.accept)
+def needs_previous(
+    paper: np.ndarray, judged: list[Judged], chosen: list[Judged], model: CardnessModel
+) -> bool:
+    """Whether the fast makers leave something to look at again: paper the ``chosen`` cards do
+    not explain, or a candidate in doubt beside them."""
     quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
     if unexplained(paper, quads, model.unexplained):
         return True
@@ -138,26 +135,23 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     model = model or load_cardness()
     small, factor = resize_long_side(image, model.work_long_side)
     maps = make_maps(small)
-    judged = judge(maps, model)
-    if needs_previous(maps.paper(), judged, model):
-        judged = judge(maps, model, [j.candidate for j in judged] + previous_candidates(small))
+    judged = judge(maps, model, dedupe(find_candidates(maps)))
     chosen = select(judged, model.accept)
+    if needs_previous(maps.paper(), judged, chosen, model):
+        judged = judge(maps, model, previous_candidates(small), known=judged)
+        chosen = select(judged, model.accept)
     quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
     quads = _to_image(quads, image, factor)
-    width, height = image.shape[1], image.shape[0]
     margin = 2.0 / factor
     outlines = []
     for quad, item in zip(quads, chosen):
         candidate = item.candidate
         if candidate.long_side is None:
             quad = order_corners(quad)
-            long_side = _long_side(quad)
+            long_side = long_side_index(quad)
         else:  # the previous finder's corners keep their order (its long side refers to it)
             long_side = candidate.long_side
-        touches = bool(
-            quad[:, 0].min() <= margin or quad[:, 1].min() <= margin
-            or quad[:, 0].max() >= width - 1 - margin or quad[:, 1].max() >= height - 1 - margin
-        )  # fmt: skip
+        touches = touches_border(quad, (image.shape[1], image.shape[0]), margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
     possible = [order_corners(j.candidate.quad / factor) for j in _doubtful(judged, chosen, model)]
     return Found(outlines, possible)

@@ -44,6 +44,7 @@ from setvision.vision.geometry import (
     long_side_first,
     order_corners,
     side_lengths,
+    touches_border,
 )
 from setvision.vision.image import resize_long_side
 
@@ -406,7 +407,7 @@ def _covering(view: _View, candidate: _Candidate, covers: list[_Candidate]) -> n
     left to judge), or when the margin left uncovered is not paper (a patch of table between
     cards).
     """
-    if not candidate.trusted or _touches(candidate.corners, view.size, 1.0):
+    if not candidate.trusted or touches_border(candidate.corners, view.size, 1.0):
         return None
     polygons = []
     for o in covers:
@@ -685,7 +686,7 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
                 for c in options
                 if c is not None
                 and 0.5 * typical < c.quad_area < 2 * typical
-                and not _touches(c.corners, view.size, 1.0)
+                and not touches_border(c.corners, view.size, 1.0)
             ]
         )
     tried = [c for options in again for c in options]
@@ -741,17 +742,6 @@ def _long_side(quad: np.ndarray, card: _Candidate) -> int:
     return 0 if along_01 >= along_12 else 1
 
 
-def _touches(corners: np.ndarray, size: tuple[int, int], margin: float) -> bool:
-    width, height = size
-    x, y = corners[:, 0], corners[:, 1]
-    return bool(
-        (x <= margin).any()
-        or (y <= margin).any()
-        or (x >= width - 1 - margin).any()
-        or (y >= height - 1 - margin).any()
-    )
-
-
 def find_outlines(image: np.ndarray) -> list[Outline]:
     """Card outlines in ``image`` ((H, W, 3) uint8 BGR), corners in its pixels.
 
@@ -775,7 +765,9 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
     for quad, card in zip(quads, cards):
         quad = order_corners(quad)
         long_side = _long_side(quad, card)
-        outlines.append(Outline(quad, _touches(quad, full, 2.0 / factor), card.occluded, long_side))
+        outlines.append(
+            Outline(quad, touches_border(quad, full, 2.0 / factor), card.occluded, long_side)
+        )
     return outlines
 
 

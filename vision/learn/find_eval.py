@@ -20,13 +20,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from setvision.vision.geometry import contains_point
+from setvision.vision.geometry import contains_point, touches_border
 from setvision.vision.learn.dataset import Board
+from setvision.vision.learn.matching import match_by_position
 
 #: A found outline is the labelled card when they overlap by at least this (intersection/union).
 MATCH_IOU = 0.5
 #: A card cut by the border showing less than this share of the photo's typical card is partial.
 PARTIAL_SHARE = 0.5
+#: A labelled outline with a corner this close to the border (pixels) may be cut by it.
+BORDER_PX = 3.0
 #: Outlines thinner than this (pixels), or smaller than this share of the photo's typical card,
 #: are slips of the labelling tool (points and lines), not cards.
 DEGENERATE_WIDTH, DEGENERATE_SHARE = 4.0, 0.1
@@ -73,14 +76,6 @@ class FindResult:
         return self.error is None and self.found == self.labelled and self.false_detections == 0
 
 
-def _touches_border(polygon: np.ndarray, size: tuple[int, int], margin: float = 3.0) -> bool:
-    x, y = polygon[:, 0], polygon[:, 1]
-    return bool(
-        x.min() <= margin or y.min() <= margin
-        or x.max() >= size[0] - 1 - margin or y.max() >= size[1] - 1 - margin
-    )  # fmt: skip
-
-
 def session_of(file: str) -> datetime | None:
     """The capture time in a phone's file name (``PHOTO-2025-06-08-19-59-59``), if any."""
     match = re.search(r"(\d{4})-(\d\d)-(\d\d)[-_](\d\d)-(\d\d)-(\d\d)", file)
@@ -120,7 +115,7 @@ def outline_truths(data_dir: Path) -> list[FindTruth]:
         keep, ignore = [], []
         for polygon in polygons:
             small = cv2.contourArea(polygon.astype(np.float32)) < PARTIAL_SHARE * typical
-            (ignore if small and _touches_border(polygon, size) else keep).append(polygon)
+            (ignore if small and touches_border(polygon, size, BORDER_PX) else keep).append(polygon)
         truths.append(
             FindTruth(entry["file"], str(data_dir / entry["file"]), entry["source"],
                       polygons=keep, ignore_polygons=ignore,
@@ -167,13 +162,7 @@ def score_found(truth: FindTruth, quads: list[np.ndarray]) -> tuple[int, int]:
         found += len(pairs)
         used |= {j for _, j in pairs}
     if truth.centres:
-        inside = np.array(
-            [[contains_point(q, c) for q in quads] for c in truth.centres], dtype=bool
-        ).reshape(len(truth.centres), len(quads))
-        distance = np.array(
-            [[np.linalg.norm(q.mean(axis=0) - c) for q in quads] for c in truth.centres]
-        ).reshape(inside.shape)
-        pairs = _pairs(distance, inside)
+        pairs = match_by_position(quads, truth.centres)
         found += len(pairs)
         used |= {j for _, j in pairs}
     neutral = 0

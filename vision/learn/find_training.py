@@ -78,6 +78,17 @@ def _fingerprint() -> str:
     return digest.hexdigest()[:12]
 
 
+def _cache_path(kind: str, described: str) -> Path:
+    """Where results of one ``kind`` for the data ``described`` are cached, keyed by the code
+    that makes samples."""
+    key = hashlib.sha1(described.encode()).hexdigest()[:8]
+    return cache_dir() / f"finder-{kind}-{_fingerprint()}-{key}.pkl"
+
+
+def _described(folds: dict[str, list[str]]) -> str:
+    return repr(sorted((name, sorted(files)) for name, files in folds.items()))
+
+
 def _centre_outlines(truth: FindTruth, image: np.ndarray) -> tuple[list, list]:
     """Outlines for a board labelled by centres: the previous finder's quads on its centres."""
     from setvision.vision.find.outlines import find_outlines
@@ -148,8 +159,7 @@ def all_samples(
     truths: list[FindTruth], jobs: int = 1, progress: Callable[[str], None] | None = None
 ) -> list[PhotoSamples]:
     """Every photo's candidates, cached on disk by the code that makes and measures them."""
-    key = hashlib.sha1("\n".join(sorted(t.file for t in truths)).encode()).hexdigest()[:8]
-    path = cache_dir() / f"finder-samples-{_fingerprint()}-{key}.pkl"
+    path = _cache_path("samples", "\n".join(sorted(t.file for t in truths)))
     if path.is_file():
         return pickle.loads(path.read_bytes())
     samples = []
@@ -216,8 +226,7 @@ def held_out_first_looks(
 ) -> dict[str, np.ndarray]:
     """Every photo's (and copy's) first-look probabilities from a model fitted without its
     fold (``folds``: name -> files; a photo's copies leave training with it); cached on disk."""
-    key = hashlib.sha1(repr(sorted((k, sorted(v)) for k, v in folds.items())).encode())
-    path = cache_dir() / f"finder-first-{_fingerprint()}-{key.hexdigest()[:8]}.pkl"
+    path = _cache_path("first", _described(folds))
     if path.is_file():
         return pickle.loads(path.read_bytes())
     probabilities = {}
@@ -250,8 +259,7 @@ def held_out_second_looks(
 ) -> list[HeldOut]:
     """Every original photo's probabilities as ``find_cards`` computes them, the second look
     fitted without the photo's fold; cached on disk."""
-    key = hashlib.sha1(repr(sorted((k, sorted(v)) for k, v in folds.items())).encode())
-    path = cache_dir() / f"finder-second-{_fingerprint()}-{key.hexdigest()[:8]}.pkl"
+    path = _cache_path("second", _described(folds))
     by_key = {_key(s): s for s in samples}
     if path.is_file():
         cached = pickle.loads(path.read_bytes())
@@ -290,11 +298,12 @@ def judged_result(truth: FindTruth, held: HeldOut, model: CardnessModel) -> Find
             for q, f, p in zip(photo.quads[rows], photo.features[rows], probability)
         ]
 
-    chosen = judged(fast, held.fast)
-    sent = needs_previous(photo.paper, chosen, model)
+    candidates = judged(fast, held.fast)
+    chosen = select(candidates, model.accept)
+    sent = needs_previous(photo.paper, candidates, chosen, model)
     if sent:
-        chosen = judged(np.ones(len(fast), bool), held.all)
-    quads = [j.candidate.quad * photo.to_original for j in select(chosen, model.accept)]
+        chosen = select(judged(np.ones(len(fast), bool), held.all), model.accept)
+    quads = [j.candidate.quad * photo.to_original for j in chosen]
     found, false = score_found(truth, quads)
     return FindResult(truth.file, truth.source, truth.group, truth.labelled, found, len(quads),
                       false, 0.0, fallback=sent)  # fmt: skip
