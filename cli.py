@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -234,8 +235,9 @@ def _print_layout(record: dict, annotated: Output | None, reveal: str = "all") -
         print("  set: " + " ".join(str(i) for i in found))
     if len(sets) > len(shown) and reveal in ("all", "one"):
         print(f"  ... and {len(sets) - len(shown)} more sets (--json lists them all)")
-    for ignored in record["ignored"]:
-        print(f"  ignored one outline: {ignored['reason']}")
+    reasons = Counter(ignored["reason"] for ignored in record["ignored"])
+    for reason, count in reasons.items():
+        print(f"  ignored {'one outline' if count == 1 else f'{count} outlines'}: {reason}")
     print(f"  {record['message']}")
     if annotated:
         print(f"  annotated: {annotated.path}" + (f" ({annotated.note})" if annotated.note else ""))
