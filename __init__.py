@@ -1,5 +1,6 @@
 """setvision: find every card and every set on a photo or video of real SET cards.
 
 Parts: ``vision`` (photo to a Layout of read cards), ``solver`` (sets, rules, claims),
-``calibration`` (fit colour and fill to a deck and its light), ``cli`` (the command line).
+``calibration`` (fit colour and fill to a deck and its light), ``app`` (what each command does:
+read, check, calibrate, evaluate, train, time), ``cli`` (the command line).
 """

@@ -1,4 +1,8 @@
-"""setvision's command line: parse arguments, call the library, print. Nothing else."""
+"""setvision's command line: parse arguments, call the application layer, print. Nothing else.
+
+What a command does lives in ``setvision.app`` (reading, claims, calibrating, evaluating,
+training, benchmarking); the text commands call the solver directly.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from setvision.app.paths import data_dir, expand_paths, sample_photos
 from setvision.solver import (
     SetvisionError,
     explain,
@@ -27,10 +32,9 @@ from setvision.solver.rules import dealer_advice
 from setvision.solver.variants import VARIANTS, Variant
 
 if TYPE_CHECKING:
-    from setvision.vision.image import Photo
-    from setvision.vision.layout import Layout
+    from setvision.app.readers import ProfileChoice
+    from setvision.vision.pipeline import CardReader
     from setvision.vision.report.files import Output
-    from setvision.vision.report.overlay import Annotator
 
 logger = logging.getLogger("setvision")
 
@@ -167,29 +171,6 @@ def cmd_odds(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- photo commands
 
 
-def expand_paths(
-    paths: Sequence[str], suffixes: tuple[str, ...] | None = None, kind: str = "images"
-) -> list[str]:
-    """Files as given; folders become their files with ``suffixes`` (default: images) in
-    sorted order."""
-    if suffixes is None:
-        from setvision.vision.image import IMAGE_SUFFIXES as suffixes
-
-    expanded = []
-    for path in paths:
-        if os.path.isdir(path):
-            try:
-                names = sorted(n for n in os.listdir(path) if n.lower().endswith(suffixes))
-            except OSError as error:
-                raise SetvisionError(f"{path}: cannot list the folder ({error.strerror})") from None
-            if not names:
-                raise SetvisionError(f"{path}: folder holds no {kind} ({', '.join(suffixes)})")
-            expanded.extend(os.path.join(path, n) for n in names)
-        else:
-            expanded.append(path)
-    return expanded
-
-
 class Progress:
     """A one-line progress bar on stderr, only when stderr is a terminal and there is work."""
 
@@ -211,14 +192,20 @@ class Progress:
             sys.stderr.flush()
 
 
-def _reader(args: argparse.Namespace):
-    from setvision.calibration.profiles import reader_for
+def _profile(args: argparse.Namespace) -> ProfileChoice:
+    """The profile named by --profile, else the user's default one, else none."""
+    from setvision.app.readers import choose_profile
 
-    return reader_for(
-        getattr(args, "profile", None),
-        getattr(args, "model", None),
-        auto=not getattr(args, "no_auto_calibration", False),
-    )
+    return choose_profile(getattr(args, "profile", None))
+
+
+def _reader(args: argparse.Namespace, profile: ProfileChoice, models=None) -> CardReader:
+    """The reader the reading options ask for, with the profile already chosen."""
+    from setvision.app.readers import make_reader
+
+    auto = not getattr(args, "no_auto_calibration", False)
+    model = None if models is not None else getattr(args, "model", None)
+    return make_reader(profile, model, auto, models)
 
 
 def _print_layout(record: dict, annotated: Output | None, reveal: str = "all") -> None:
@@ -244,21 +231,24 @@ def _print_layout(record: dict, annotated: Output | None, reveal: str = "all") -
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    from setvision.vision.contract import error_record, layout_record
-    from setvision.vision.image import load
+    from setvision.app.annotating import write_annotated
+    from setvision.app.reading import read_photo
+    from setvision.vision.contract import error_record
     from setvision.vision.report.files import annotated_outputs, writable_folder
     from setvision.vision.report.overlay import Annotator
 
     paths = expand_paths(args.paths)
     outputs = annotated_outputs(writable_folder(args.out, "--out"), paths) if args.out else None
-    reader = _reader(args)
+    profile = _profile(args)
+    reader = _reader(args, profile)
     annotator = Annotator(reveal=args.reveal)
+    if not args.json:
+        print(f"profile: {profile}")
     failures = 0
     progress = Progress(len(paths))
     for index, path in enumerate(paths):
         try:
-            photo = load(path)
-            layout = reader.read_photo(photo)
+            reading = read_photo(path, reader, profile, args.reveal)
         except SetvisionError as error:
             failures += 1
             message = str(error) if str(error).startswith(path) else f"{path}: {error}"
@@ -267,72 +257,43 @@ def cmd_detect(args: argparse.Namespace) -> int:
                 print(json.dumps(error_record(path, message)), flush=True)
             progress.step(path)
             continue
-        record = layout_record(layout, path, args.reveal)
         output = None
         if outputs:
-            output = _write_annotated(outputs[index], annotator, photo, layout, record)
-            failures += output is None
+            problem = write_annotated(reading, annotator, outputs[index])
+            if problem is None:
+                output = outputs[index]
+            else:
+                print(f"setvision: error: {problem}", file=sys.stderr)
+                failures += 1
         if args.json:
-            print(json.dumps(record), flush=True)
+            print(json.dumps(reading.record), flush=True)
         else:
-            _print_layout(record, output, args.reveal)
+            _print_layout(reading.record, output, args.reveal)
         progress.step(path)
     return EXIT_BAD_INPUT if failures else EXIT_OK
 
 
-def _write_annotated(
-    output: Output, annotator: Annotator, photo: Photo, layout: Layout, record: dict
-) -> Output | None:
-    """Write a photo's annotated image; on failure one error line, a warning, and None."""
-    from setvision.vision.report.files import write_image
-
-    picture = annotator.annotate(photo.image, layout.scaled(1 / photo.scale))
-    try:
-        write_image(output.path, picture, mark=True)
-    except SetvisionError as error:
-        print(f"setvision: error: {error}", file=sys.stderr)
-        record["warning"] = f"the annotated image could not be written: {error}"
-        return None
-    record["annotated"] = output.path
-    return output
-
-
 def _check_image(args: argparse.Namespace) -> int:
-    from setvision.vision.image import load
+    from setvision.app.claims import card_numbers, check_claim
 
     path, *ids = args.items
-    if len(ids) != 3:
-        raise SetvisionError("check IMAGE takes three card numbers, e.g. check photo.jpg 2 7 12")
-    try:
-        numbers = [int(i) for i in ids]
-    except ValueError:
-        raise SetvisionError(f"card numbers must be whole numbers, got {' '.join(ids)}") from None
-    layout = _reader(args).read_photo(load(path))
-    n = len(layout.cards)
-    if n == 0:
-        raise SetvisionError(f"{path}: no cards found")
-    bad = [i for i in numbers if not 1 <= i <= n]
-    if bad:
-        raise SetvisionError(f"{path}: there are cards 1 to {n}; no card {bad[0]}")
-    if len(set(numbers)) != 3:
-        raise SetvisionError("name three different cards")
-    from setvision.vision.layout import describe_card_doubt
-
-    readings = [layout.cards[i - 1] for i in numbers]
-    for number, reading in zip(numbers, readings):
-        note = "" if reading.confident else f"   not sure: {describe_card_doubt(layout, number)}"
+    numbers = card_numbers(ids)
+    profile = _profile(args)
+    claim = check_claim(path, numbers, _reader(args, profile), profile)
+    print(f"profile: {profile}")
+    for number, reading in zip(claim.numbers, claim.cards):
+        note = f"   not sure: {claim.doubts[number]}" if number in claim.doubts else ""
         print(f"  card {number}: {reading.card}{note}")
-    check = explain(*(r.card for r in readings))
-    _print_claim(check)
-    if not all(r.confident for r in readings):
+    _print_claim(claim.check)
+    if not claim.confident:
         print("  (a card above was not read confidently: look at it before deciding)")
-    return EXIT_OK if check.valid else EXIT_NO
+    return EXIT_OK if claim.check.valid else EXIT_NO
 
 
 def cmd_review(args: argparse.Namespace) -> int:
     from functools import partial
 
-    from setvision.calibration.profiles import reader_for
+    from setvision.app.readers import make_reader
     from setvision.vision.report.files import writable_folder
     from setvision.vision.report.html import write_report
     from setvision.vision.report.review import review
@@ -341,15 +302,17 @@ def cmd_review(args: argparse.Namespace) -> int:
         raise SetvisionError("--jobs must be at least 1")
     writable_folder(args.report, "--report")
     paths = expand_paths(args.paths)
-    make_reader = partial(reader_for, args.profile, args.model, auto=not args.no_auto_calibration)
+    profile = _profile(args)
+    reader = partial(make_reader, profile, args.model, not args.no_auto_calibration)
     progress = Progress(len(paths))
-    result = review(paths, args.report, make_reader, args.jobs, args.sequence, progress.step)
+    result = review(paths, args.report, reader, profile, args.jobs, args.sequence, progress.step)
     page = write_report(result, args.report)
     for photo in result.results:
         if photo.error:
             print(f"setvision: error: {photo.error}", file=sys.stderr)
     s = result.summary
     unreadable = f", {s.unreadable} could not be read" if s.unreadable else ""
+    print(f"profile: {profile}")
     print(
         f"{s.photos} photos, {s.cards} cards read, {s.sets} sets found, "
         f"{s.needs_look} need a look{unreadable}"
@@ -382,14 +345,15 @@ def cmd_live(args: argparse.Namespace) -> int:
         raise SetvisionError(
             "no display to open a window on: use --no-window (with --json or --save-video)"
         )
-    analyser = LiveAnalyser(_reader(args))
+    profile = _profile(args)
+    analyser = LiveAnalyser(_reader(args, profile))
     with open_source(args.camera, args.video) as source:
         sink = VideoSink(args.save_video, source.fps) if args.save_video else nullcontext()
         with sink:
             if args.no_window:
-                _live_headless(args, source, analyser, sink if args.save_video else None)
+                _live_headless(args, source, analyser, sink if args.save_video else None, profile)
             else:
-                _live_window(args, source, analyser, sink if args.save_video else None)
+                _live_window(args, source, analyser, sink if args.save_video else None, profile)
     return EXIT_OK
 
 
@@ -428,19 +392,22 @@ def _has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def _live_headless(args: argparse.Namespace, source, analyser, sink) -> None:
+def _live_headless(args: argparse.Namespace, source, analyser, sink, profile) -> None:
     from setvision.vision.live.session import live_record
     from setvision.vision.live.worker import analysed_frames
     from setvision.vision.report.overlay import Annotator
 
     annotator = Annotator(reveal=args.reveal)
     frames = analysed_frames(source, analyser.analyse, args.max_frames, realtime=source.live)
+    if not args.json:
+        print(f"profile: {profile}", flush=True)
     count, last = 0, None
     for frame, result in frames:
         count += 1
         message = result.message(args.reveal)
         if args.json:
-            print(json.dumps(live_record(result, source.name, args.reveal)), flush=True)
+            record = live_record(result, source.name, args.reveal, profile.name)
+            print(json.dumps(record), flush=True)
         elif result.summary() != last:  # a line when the reading changes, not every frame
             print(f"{result.t:7.2f} s  frame {result.frame:>5}: {message}", flush=True)
         last = result.summary()
@@ -450,12 +417,13 @@ def _live_headless(args: argparse.Namespace, source, analyser, sink) -> None:
         print(f"{count} frames analysed" + (f"; annotated video: {sink.path}" if sink else ""))
 
 
-def _live_window(args: argparse.Namespace, source, analyser, sink) -> None:
+def _live_window(args: argparse.Namespace, source, analyser, sink, profile) -> None:
     from setvision.vision.live.session import live_record
     from setvision.vision.live.window import Controls, run_window
 
     def print_record(frame, result) -> None:
-        print(json.dumps(live_record(result, source.name, args.reveal)), flush=True)
+        record = live_record(result, source.name, args.reveal, profile.name)
+        print(json.dumps(record), flush=True)
 
     run_window(
         source,
@@ -465,25 +433,28 @@ def _live_window(args: argparse.Namespace, source, analyser, sink) -> None:
         max_frames=args.max_frames,
         sink=sink,
         on_result=print_record if args.json else None,
+        profile=profile.name,
     )
 
 
 def _bench_live(args: argparse.Namespace) -> int:
-    import cv2
+    from functools import partial
+
+    from setvision.app.benchmarking import bench_videos
+    from setvision.app.readers import make_reader
     from setvision.vision.learn.bench import parse_frame_size
-    from setvision.vision.live.bench import bench_video
-    from setvision.vision.live.session import LiveAnalyser
     from setvision.vision.live.source import VIDEO_SUFFIXES
 
-    cv2.setNumThreads(args.threads)
     size = parse_frame_size(args.frame_size) if args.frame_size else None
     paths = expand_paths(args.live, VIDEO_SUFFIXES, "videos")
+    profile = _profile(args)
+    reader = partial(make_reader, profile, args.model, not args.no_auto_calibration)
     print(
         f"every frame analysed in order, {args.threads} OpenCV thread(s); decoding not counted"
         + (f"; frames fitted into {size[0]}x{size[1]}" if size else "")
+        + f"; profile: {profile}"
     )
-    for path in paths:
-        b = bench_video(path, LiveAnalyser(_reader(args)), args.max_frames, size, args.threads)
+    for path, b in bench_videos(paths, reader, args.max_frames, size, args.threads):
         print(
             f"{os.path.basename(path)}: {b.size[0]}x{b.size[1]}, {b.frames} frames "
             f"({b.video_seconds:.1f} s of video), {b.mean_cards:.1f} cards per frame"
@@ -508,39 +479,11 @@ def _bench_live(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- models and measurement
 
 
-def _data_dir(args: argparse.Namespace):
-    from pathlib import Path
-
-    from setvision.vision.learn.dataset import default_data_dir
-
-    return Path(args.data) if getattr(args, "data", None) else default_data_dir()
-
-
-def _checkout_model_path(out: str | None, name: str) -> str:
-    """Where to write a model: ``out``, else the checkout's vision/models/ (never site-packages)."""
-    if out:
-        return out
-    path = os.path.join("vision", "models", name)
-    if not (os.path.isfile("pyproject.toml") and os.path.isdir(os.path.dirname(path))):
-        raise SetvisionError(
-            "training writes vision/models/ of a checkout: run it from the checkout, or give --out"
-        )
-    return path
-
-
 def cmd_train(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from setvision.app.training import train_attributes
 
-    from setvision.vision.learn.training import fit_models, training_samples
-    from setvision.vision.read.classify import DEFAULT_MODEL
-
-    data = _data_dir(args)
-    samples = training_samples(data, args.jobs, boards=not args.crops_only)
-    models = fit_models(samples)
-    out = Path(_checkout_model_path(args.out, DEFAULT_MODEL))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(models.to_json())
-    info = models.trained_on
+    written = train_attributes(data_dir(args.data), args.out, args.jobs, not args.crops_only)
+    info, out = written.model.trained_on, written.path
     print(
         f"fitted on {info['samples']} cards: {info['crops']} crops, {info['board_cards']} on "
         f"boards and {info.get('augmented', 0)} copies of them under another camera or light, "
@@ -551,22 +494,17 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_train_finder(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from setvision.app.training import train_card_finder
 
-    from setvision.vision.find.cardness import FINDER_MODEL
-    from setvision.vision.learn.find_training import train_finder
-
-    out = _checkout_model_path(args.out, FINDER_MODEL)
     progress = Progress(1)
-    report = train_finder(_data_dir(args), args.jobs, progress.step)
+    report, out = train_card_finder(data_dir(args.data), args.out, args.jobs, progress.step)
     _print_held_out(report)
-    Path(out).write_text(report.model.to_json())
     info = report.model.trained_on
     print(
         f"fitted on {info['candidates']} candidates ({info['cards']} cards) of {info['photos']} "
         f"photos and copies from {len(info['sources'])} sources"
     )
-    print(f"wrote {out} ({Path(out).stat().st_size / 1e6:.2f} MB)")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
     return EXIT_OK
 
 
@@ -596,47 +534,27 @@ def _print_held_out(report) -> None:
 
 
 def _eval_find(args: argparse.Namespace) -> int:
-    import numpy as np
-    from setvision.vision.learn.find_eval import (
-        format_find_table,
-        previous_finder,
-        run_finding,
-        run_scale_agreement,
-        summarise_finding,
-    )
-    from setvision.vision.learn.find_training import finder_truths
+    from setvision.app import evaluating
+    from setvision.vision.learn.find_eval import format_find_table, summarise_finding
 
-    data = _data_dir(args)
+    data = data_dir(args.data)
     if args.loso:
-        from setvision.vision.learn.find_training import train_finder
-
-        progress = Progress(1)
-        _print_held_out(train_finder(data, args.jobs, progress.step))
+        _print_held_out(evaluating.held_out_finding(data, args.jobs, Progress(1).step))
         return EXIT_OK
-    truths = finder_truths(data)
-    if args.source:
-        truths = [t for t in truths if any(s.lower() in t.source.lower() for s in args.source)]
-    if not truths:
-        raise SetvisionError("no photos with every card placed to measure")
-    finder = previous_finder if args.finder == "previous" else None
-
+    truths = evaluating.finding_truths(data, args.source)
     progress = Progress(len(truths))
     if args.scales:
-        rows = run_scale_agreement(truths, finder, args.jobs, progress.step)
-        by_source: dict[str, list[bool]] = {}
-        for _, source, agree, _ in rows:
-            by_source.setdefault(source, []).append(agree)
+        agreement = evaluating.scale_agreement(truths, args.finder, args.jobs, progress.step)
         print("| source | photos | same cards at long sides 800, 1200, 1600 |")
         print("|---|---:|---:|")
-        for source, agreed in sorted(by_source.items()):
-            print(f"| {source} | {len(agreed)} | {np.mean(agreed):.3f} |")
-        print(f"| **all** | {len(rows)} | {np.mean([r[2] for r in rows]):.3f} |")
+        for row in agreement.sources:
+            print(f"| {row.source} | {row.photos} | {row.same:.3f} |")
+        print(f"| **all** | {agreement.overall.photos} | {agreement.overall.same:.3f} |")
         if args.details:
-            for file, _, agree, counts in rows:
-                if not agree:
-                    print(f"{file}: cards per size {counts}")
+            for file, counts in agreement.differing:
+                print(f"{file}: cards per size {counts}")
         return EXIT_OK
-    results = run_finding(truths, finder, args.jobs, progress.step)
+    results = evaluating.evaluate_finding(truths, args.finder, args.jobs, progress.step)
     print(format_find_table(summarise_finding(results)))
     if args.details:
         for r in results:
@@ -646,41 +564,26 @@ def _eval_find(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from setvision.vision.learn.dataset import load_boards
-    from setvision.vision.learn.evaluate import evaluate, format_table, summarise
+    from setvision.app import evaluating
+    from setvision.vision.learn.evaluate import format_table, summarise
 
     if args.find:
         return _eval_find(args)
-    data = _data_dir(args)
-    files = [Path(f) for f in args.labels] if args.labels else None
-    boards = load_boards(files, data_dir=data, include_samples=not args.labels)
-    if not args.noisy:
-        boards = [b for b in boards if b.kind != "noisy"]
-    if args.source:
-        boards = [b for b in boards if any(s.lower() in b.source.lower() for s in args.source)]
-    if not boards:
-        raise SetvisionError("no labelled boards to measure")
+    data = data_dir(args.data)
+    boards = evaluating.labelled_boards(data, args.labels, args.noisy, args.source)
     if args.calibration:
         return _eval_calibration(args, boards, data)
+    profile = _profile(args)
+    progress = Progress(len(boards))
     if args.loso:
-        from setvision.vision.learn.training import fit_without_source, training_samples
-        from setvision.vision.read.classify import load_models
-
-        samples = training_samples(data, args.jobs)
-        shipped = load_models(getattr(args, "model", None))
-        results = []
-        for source in sorted({b.source for b in boards}):
-            reader = _with_models(args, fit_without_source(samples, source, shipped.tempering))
-            subset = [b for b in boards if b.source == source]
-            progress = Progress(len(subset))
-            results += evaluate(subset, reader.read_photo, progress.step)
+        auto = not args.no_auto_calibration
+        results = evaluating.evaluate_held_out(
+            boards, data, profile, args.model, auto, args.jobs, progress.step
+        )
         print("leave-one-source-out: each source read by models fitted without it")
     else:
-        reader = _reader(args)
-        progress = Progress(len(boards))
-        results = evaluate(boards, reader.read_photo, progress.step)
+        results = evaluating.evaluate_reader(boards, _reader(args, profile), progress.step)
+    print(f"profile: {profile}")
     print(format_table(summarise(results)))
     failures = [r for r in results if r.error]
     for r in failures:
@@ -697,16 +600,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    import cv2
-    from setvision.vision.image import load
-    from setvision.vision.learn.bench import (
-        format_summary,
-        letterbox,
-        parse_frame_size,
-        summarise,
-        time_reading,
-    )
-    from threadpoolctl import threadpool_limits
+    from setvision.app.benchmarking import bench_photos
+    from setvision.vision.learn.bench import format_summary, parse_frame_size, summarise
 
     for option, value in (
         ("--repeat", args.repeat),
@@ -725,40 +620,33 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return _bench_live(args)
     if args.max_frames:
         raise SetvisionError("--max-frames is for --live videos; for photos use --limit")
-    given = args.paths or [_default_samples()]
+    given = args.paths or [sample_photos()]
     paths = expand_paths(given)[: args.limit]
     repeat = args.repeat or (3 if any(os.path.isdir(p) for p in given) else 15)
-    cv2.setNumThreads(args.threads)
-    reader = _reader(args)
+    profile = _profile(args)
+    reader = _reader(args, profile)
     frame = f"{size[0]}x{size[1]}"
     stages = ("find", "measure", "classify", "total")
     print(
         f"{len(paths)} photo(s) letterboxed into {frame}, median of {repeat} run(s) per photo, "
-        f"{args.threads} thread(s); ms"
+        f"{args.threads} thread(s), profile: {profile}; ms"
     )
     if args.per_photo:
         print(f"{'photo':<48} {'size':>10} {'cards':>5} " + " ".join(f"{s:>8}" for s in stages))
-    timings = []
     progress = Progress(0 if args.per_photo else len(paths))
-    with threadpool_limits(args.threads):
-        for index, path in enumerate(paths):
-            photo = load(path)
+
+    def show(path: str, label: str, timing) -> None:
+        if args.per_photo:
             name = os.path.basename(path)
-            frames = [(frame, letterbox(photo.image, size))]
-            if args.per_photo:
-                frames.append(("full", photo.image))
-            for label, image in frames:
-                # one untimed read first warms the models and caches, as a running app would be
-                timing = time_reading(reader, image, name, repeat, warmup=index == 0)
-                if label == frame:
-                    timings.append(timing)
-                if args.per_photo:
-                    print(
-                        f"{f'{name[:38]} {label}':<48} {f'{timing.width}x{timing.height}':>10} "
-                        f"{timing.cards:>5} "
-                        + " ".join(f"{timing.stages_ms.get(s, 0.0):>8.1f}" for s in stages)
-                    )
+            print(
+                f"{f'{name[:38]} {label}':<48} {f'{timing.width}x{timing.height}':>10} "
+                f"{timing.cards:>5} "
+                + " ".join(f"{timing.stages_ms.get(s, 0.0):>8.1f}" for s in stages)
+            )
+        if label == frame:
             progress.step(path)
+
+    timings = bench_photos(paths, reader, size, repeat, args.threads, args.per_photo, show)
     if args.per_photo:
         print()
     print(f"over photos, {frame} frames (ms; each photo's figure is the median of its runs):")
@@ -766,40 +654,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _default_samples() -> str:
-    from setvision.vision.learn.dataset import sample_dir
-
-    return str(sample_dir())
-
-
-def _with_models(args: argparse.Namespace, models):
-    from setvision.calibration.profiles import reader_for
-
-    return reader_for(
-        getattr(args, "profile", None),
-        models=models,
-        auto=not getattr(args, "no_auto_calibration", False),
-    )
-
-
 # ---------------------------------------------------------------- calibration profiles
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from datetime import datetime, timezone
+    from setvision.app.calibrating import calibrate, refuse_existing
 
-    from setvision.calibration.deck import KnownPhoto, check_found, check_given, fit_profile
-    from setvision.calibration.known import measure_photo
-    from setvision.calibration.profiles import (
-        model_fingerprint,
-        profile_path,
-        reader_for,
-        save_profile,
-    )
-    from setvision.vision.image import load
-
-    if profile_path(args.name).exists() and not args.force:
-        raise SetvisionError(f"profile {args.name!r} exists: add --force to replace it")
+    refuse_existing(args.name, args.force)
     paths = expand_paths(args.photos)
     if args.cards is None and not args.interactive:
         raise SetvisionError(
@@ -811,22 +672,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             f"{len(paths)} photo(s) but --cards given {len(args.cards)} time(s): "
             "give one --cards per photo, in the same order"
         )
-    reader = reader_for(None, args.model, use_default=False)
-    known = []
-    for index, path in enumerate(paths):
-        photo = load(path)
-        measured = measure_photo(reader, photo)
-        check_found(path, len(measured.cards))
-        if args.cards is not None:
-            cards = parse_cards([args.cards[index]])
-        else:
-            cards = _confirm_cards(path, photo, measured.read(reader))
-        check_given(path, len(measured.cards), cards)
-        known.append(KnownPhoto(os.path.abspath(path), measured.features, cards))
-    date = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    profile = fit_profile(args.name, known, date, model_fingerprint(reader.models))
-    written = save_profile(profile, replace=args.force)
-    print(f"profile {profile.name!r} written to {written}")
+    confirm = _confirm_cards if args.cards is None else None
+    done = calibrate(args.name, paths, args.cards, confirm, args.model, args.force)
+    profile = done.profile
+    print(f"profile {profile.name!r} written to {done.path}")
     _print_profile(profile)
     print(
         f"use it: setvision detect PHOTO --profile {profile.name}; "
@@ -947,27 +796,12 @@ def cmd_profiles(args: argparse.Namespace) -> int:
 
 
 def _eval_calibration(args: argparse.Namespace, boards: list, data) -> int:
-    from datetime import datetime, timezone
+    from setvision.app.calibrating import calibration_sources, measure_calibration
+    from setvision.calibration.measure import format_results
 
-    from setvision.calibration.measure import (
-        format_results,
-        measure_source,
-        sources_to_measure,
-    )
-    from setvision.vision.learn.training import fit_without_source, training_samples
-    from setvision.vision.read.classify import load_models
-
-    sources = sources_to_measure(boards)
-    if not sources:
-        raise SetvisionError("no source has two labelled boards with positions to measure")
-    samples = training_samples(data, args.jobs)
-    shipped = load_models(getattr(args, "model", None))
-    date = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    sources = calibration_sources(boards)
     progress = Progress(sum(len(b) for b in sources.values()))
-    results = []
-    for source, subset in sources.items():
-        models = fit_without_source(samples, source, shipped.tempering)
-        results.append(measure_source(source, subset, models, date, progress.step))
+    results = measure_calibration(sources, data, args.jobs, args.model, progress.step)
     print(
         "card exact on each source's boards but the one its profile is fitted on; "
         "models fitted without the source"

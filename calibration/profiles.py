@@ -1,4 +1,4 @@
-"""Calibration profiles on disk, and the reader that a command uses.
+"""Calibration profiles on disk, and the reader that reads with one.
 
 Profiles are JSON files under the user's config directory,
 ``$XDG_CONFIG_HOME/setvision/profiles/NAME.json`` (else ``~/.config/...``); the default
@@ -195,29 +195,17 @@ def chain(*adjusters: Adjuster | None) -> Adjuster | None:
     return chained
 
 
-def resolve_profile(profile: str | None, use_default: bool = True) -> DeckProfile | None:
-    """The named profile, else the default one (if any and ``use_default``), else None."""
-    name = profile if profile is not None else (default_profile() if use_default else None)
-    if name is None:
-        return None
-    if profile is None and not profile_path(name).is_file():
-        raise ProfileError(
-            f"the default profile {name!r} is missing: run `setvision profiles default --clear`"
-        )
-    return load_profile(name)
-
-
 def reader_for(
     profile: str | None = None,
     model: str | None = None,
     auto: bool = True,
     models: AttributeModels | None = None,
-    use_default: bool = True,
 ) -> CardReader:
-    """A CardReader: the shipped (or given) model, the profile, then per-photo calibration.
+    """A CardReader: the shipped (or given) model, the named profile, then per-photo calibration.
 
-    ``profile`` None means the default profile (unless ``use_default`` is False).
+    ``profile`` None means no profile: the user's default profile is chosen above, by the
+    application layer (``setvision.app.readers.choose_profile``), never here.
     """
-    deck = resolve_profile(profile, use_default)
+    deck = load_profile(profile) if profile is not None else None
     models = models if models is not None else load_models(model)
     return CardReader(models, chain(deck, calibrate_layout if auto else None))

@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from setvision.app.readers import choose_profile
 from setvision.calibration import profiles
 from setvision.calibration.deck import (
     MAX_ODDS,
@@ -78,7 +79,7 @@ def deck(boards, measured) -> DeckProfile:
 @pytest.fixture(scope="module")
 def webcam_layout(photo):
     """The sample photo as `calibrate` reads it (general model and per-photo calibration)."""
-    return reader_for(use_default=False).read_photo(photo(WEBCAM))
+    return reader_for().read_photo(photo(WEBCAM))
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +135,7 @@ def test_a_profile_from_one_board_helps_another_board_of_the_same_deck(
     profiles.save_profile(deck)
 
     def exact(profile: str | None, auto: bool) -> int:
-        reader = reader_for(profile, models=general.models, auto=auto, use_default=False)
+        reader = reader_for(profile, models=general.models, auto=auto)
         result = score_board(board, cards.read(reader))
         assert result.found == len(board.cards)
         return result.exact
@@ -278,16 +279,24 @@ def test_detect_reads_with_the_default_or_named_profile(capsys, config_home, web
     assert (
         main(["calibrate", str(WEBCAM), "--name", "webcam", "--cards", ",".join(webcam_cards)]) == 0
     )
+    assert main(["detect", "--json", str(WEBCAM)]) == 0  # no default yet: no profile
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["profile"] is None
     main(["profiles", "default", "webcam"])
     capsys.readouterr()
     assert main(["detect", "--json", str(WEBCAM)]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert [c["text"] for c in record["cards"]] == webcam_cards
+    assert [c["text"] for c in record["cards"]] == webcam_cards and record["profile"] == "webcam"
+    assert main(["detect", str(WEBCAM)]) == 0
+    assert capsys.readouterr().out.startswith("profile: webcam (the default)\n")
+    assert main(["detect", str(WEBCAM), "--profile", "webcam"]) == 0
+    assert capsys.readouterr().out.startswith("profile: webcam\n")
     assert main(["detect", str(WEBCAM), "--profile", "missing"]) == 2
     assert "no profile named 'missing' (profiles: webcam)" in capsys.readouterr().err
     (config_home / "profiles" / "webcam.json").unlink()
     with pytest.raises(ProfileError, match="default profile 'webcam' is missing"):
-        reader_for()
+        choose_profile(None)
+    assert main(["detect", str(WEBCAM)]) == 2
+    assert "default profile 'webcam' is missing" in capsys.readouterr().err
 
 
 def test_a_damaged_profile_file_is_one_line(config_home):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from setvision.solver import ATTRIBUTES, VALUES, Card, find_sets
@@ -85,7 +86,11 @@ class Ignored:
 
 @dataclass(frozen=True)
 class Layout:
-    """Every card read from one photo, numbered 1..n in reading order (list order)."""
+    """Every card read from one photo, numbered 1..n in reading order (list order).
+
+    What follows from the cards (``sets``, ``uncertain``, ``layout_doubts``, ``verdict``) is
+    computed on first use and kept: a layout does not change, so neither may those lists.
+    """
 
     image_size: tuple[int, int]
     cards: tuple[CardReading, ...] = ()
@@ -109,19 +114,23 @@ class Layout:
         ignored = tuple(Ignored(i.corners_xy * np.float32(factor), i.reason) for i in self.ignored)
         size = (round(self.image_size[0] * factor), round(self.image_size[1] * factor))
         possible = tuple(q * np.float32(factor) for q in self.possible)
-        return Layout(size, cards, ignored, self.timings_ms, possible)
+        scaled = Layout(size, cards, ignored, self.timings_ms, possible)
+        for same in ("sets", "uncertain"):  # the same cards: what was found of them holds
+            if same in self.__dict__:
+                scaled.__dict__[same] = self.__dict__[same]
+        return scaled
 
-    @property
+    @cached_property
     def sets(self) -> list[tuple[int, int, int]]:
         """Every set as card ids (1-based, as numbered on the image), sorted."""
         return [tuple(i + 1 for i in found) for found in find_sets([c.card for c in self.cards])]
 
-    @property
+    @cached_property
     def uncertain(self) -> list[int]:
         """Ids of cards not read confidently."""
         return [i for i, card in enumerate(self.cards, 1) if not card.confident]
 
-    @property
+    @cached_property
     def layout_doubts(self) -> list[str]:
         """Reasons, besides uncertain cards, not to trust that the cards read are all there is.
 
@@ -149,7 +158,7 @@ class Layout:
             )
         return doubts
 
-    @property
+    @cached_property
     def verdict(self) -> str:
         """``sets``, ``no_set`` (every card confident), ``uncertain`` or ``no_cards``."""
         if not self.cards:

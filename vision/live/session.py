@@ -5,6 +5,11 @@ or when something calls for it; in between, cards are followed by optical flow. 
 measured again only when it is new, when its look changed (taken, swapped, covered) or when
 the camera has moved enough since its last reading to give an independent view. Readings are
 voted per card by the tracker (``vision.tracking``), so numbers and set outlines hold still.
+
+A frame is therefore not read as a photo is (``app.reading.read_photo``): that would find,
+measure and classify every card again on every frame, which is the cost this module exists to
+avoid. The reader (model, profile, per-photo calibration) is the one the application layer
+chose (``app.readers.make_reader``); only its parts are called here.
 """
 
 from __future__ import annotations
@@ -320,10 +325,14 @@ class LiveAnalyser:
         self.flow.forget(track_id)
 
 
-def live_record(result: LiveLayout, source: str, reveal: str = "all") -> dict:
-    """The contract fields of ``detect --json`` for one analysed frame, plus frame and time."""
+def live_record(
+    result: LiveLayout, source: str, reveal: str = "all", profile: str | None = None
+) -> dict:
+    """The contract fields of ``detect --json`` for one analysed frame, plus frame and time,
+    and the calibration profile read with (``profile``, None for none) as ``detect`` names it."""
     record = layout_record(result.layout, source, reveal)
     record.update(
+        profile=profile,
         frame=result.frame,
         t=round(result.t, 3),
         verdict=result.verdict,

@@ -153,14 +153,16 @@ def run_window(
     notify: Callable[[str], None] = print,
     on_result: Callable[[Frame, LiveLayout], None] | None = None,
     wait_key: Callable[[int], int] = cv2.waitKey,
+    profile: str | None = None,
 ) -> int:
     """Show the source until it ends, ``max_frames`` are read, or the player quits.
 
     Returns the number of frames analysed. A video file plays at its own speed; analysis
     runs on a worker thread and skips frames when it falls behind. ``on_result`` hears of
-    each new result; ``wait_key`` (``cv2.waitKey``) can be scripted in tests.
+    each new result; ``wait_key`` (``cv2.waitKey``) can be scripted in tests; ``profile``
+    (the calibration profile ``analyse`` reads with) is named in saved records.
     """
-    window = _Window(source, controls, out_dir, sink, notify, on_result, wait_key)
+    window = _Window(source, controls, out_dir, sink, notify, on_result, wait_key, profile)
     cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL | cv2.WINDOW_KEEPRATIO | cv2.WINDOW_GUI_NORMAL)
     cv2.setMouseCallback(WINDOW, window.mouse)
     try:
@@ -181,6 +183,7 @@ class _Window:
     notify: Callable[[str], None]
     on_result: Callable[[Frame, LiveLayout], None] | None
     wait_key: Callable[[int], int]
+    profile: str | None = None
     clicks: list[tuple[int, int]] = field(default_factory=list)
 
     def mouse(self, event: int, x: int, y: int, *_) -> None:
@@ -232,7 +235,7 @@ class _Window:
             return worker.analysed
 
     def _save(self, frame: Frame, result: LiveLayout, picture: np.ndarray) -> None:
-        record = live_record(result, self.source.name, self.controls.reveal)
+        record = live_record(result, self.source.name, self.controls.reveal, self.profile)
         stem = f"setvision-live-{frame.index:06d}"
         saved = save_snapshot(self.out_dir, stem, picture, record)
         self.notify(f"saved {saved[0]} and {saved[1]}")

@@ -1,8 +1,9 @@
 """Review a batch of photos after the fact: read each in a worker pool, keep the results.
 
-Each worker builds its reader once and writes its photo's annotated image itself, so only
-small contract records cross process boundaries. The results feed the report (vision.report)
-and, for a game sequence, the replay (solver.replay).
+Each worker builds its reader once, reads its photos through the application layer's
+``read_photo`` (as ``detect`` does) and writes their annotated images itself, so only small
+contract records cross process boundaries. The results feed the report (vision.report) and,
+for a game sequence, the replay (solver.replay).
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import cv2
+from setvision.app.readers import NO_PROFILE, ProfileChoice
+from setvision.app.reading import read_photo
 from setvision.solver import Card
 from setvision.solver.errors import SetvisionError
 from setvision.solver.replay import Replay, SeenCard, Snapshot, replay
-from setvision.vision.contract import error_record, layout_record
+from setvision.vision.contract import error_record
 from setvision.vision.exif import HEADER_BYTES, capture_time
-from setvision.vision.image import load, read_regular, resize_long_side
+from setvision.vision.image import read_regular, resize_long_side
 from setvision.vision.pipeline import CardReader
 from setvision.vision.report.files import write_image
 from setvision.vision.report.overlay import Annotator
@@ -33,7 +36,7 @@ IMAGES_DIR = "images"
 
 
 #: Builds a reader; it must pickle (a module-level function or a functools.partial of one),
-#: e.g. ``partial(calibration.profiles.reader_for, "kitchen")``.
+#: e.g. ``partial(app.readers.make_reader, ProfileChoice("kitchen"))``.
 ReaderFactory = Callable[[], CardReader]
 
 
@@ -140,14 +143,15 @@ def capture_order(paths: Sequence[str]) -> tuple[list[str], str]:
 # ---------------------------------------------------------------- workers
 
 _reader: CardReader | None = None
+_profile: ProfileChoice = NO_PROFILE
 
 
-def _start_worker(make_reader: ReaderFactory, single_thread: bool) -> None:
-    """Pool initializer: one reader per worker process, built once."""
-    global _reader
+def _start_worker(make_reader: ReaderFactory, profile: ProfileChoice, single_thread: bool) -> None:
+    """Pool initializer: one reader per worker process, built once for the chosen profile."""
+    global _reader, _profile
     if single_thread:
         cv2.setNumThreads(1)  # the pool already keeps every core busy
-    _reader = make_reader()
+    _reader, _profile = make_reader(), profile
 
 
 def _image_name(index: int, source: str) -> str:
@@ -173,8 +177,7 @@ def _review_one(task: tuple[int, str, str, str]) -> PhotoResult:
     """Read one photo and write its annotated image; every failure becomes a record."""
     index, source, out_dir, name = task
     try:
-        photo = load(source)
-        layout = _reader.read_photo(photo)
+        reading = read_photo(source, _reader, _profile)
     except SetvisionError as error:
         message = str(error) if str(error).startswith(source) else f"{source}: {error}"
         return PhotoResult(index, source, error_record(source, message))
@@ -182,9 +185,9 @@ def _review_one(task: tuple[int, str, str, str]) -> PhotoResult:
         logger.debug("reading %s failed", source, exc_info=True)
         message = f"{source}: internal error: {type(error).__name__}: {error}"
         return PhotoResult(index, source, error_record(source, message))
-    record = layout_record(layout, source)
+    record, photo = reading.record, reading.photo
     image, factor = resize_long_side(photo.image, REPORT_LONG_SIDE)
-    picture = Annotator().annotate(image, layout.scaled(factor / photo.scale))
+    picture = Annotator().annotate(image, reading.layout.scaled(factor / photo.scale))
     try:
         write_image(os.path.join(out_dir, name), picture, quality=85)
     except SetvisionError:
@@ -211,10 +214,12 @@ def read_all(
     paths: Sequence[str],
     out_dir: str,
     make_reader: ReaderFactory,
+    profile: ProfileChoice,
     jobs: int,
     on_done: Callable[[str], None] | None = None,
 ) -> list[PhotoResult]:
-    """Read every photo (``jobs`` processes) and write the annotated images; input order kept."""
+    """Read every photo (``jobs`` processes) with the reader ``make_reader`` builds for
+    ``profile`` and write the annotated images; input order kept."""
     try:
         os.makedirs(os.path.join(out_dir, IMAGES_DIR), exist_ok=True)
     except OSError as error:
@@ -222,7 +227,7 @@ def read_all(
     names = _image_names(paths, out_dir)
     tasks = [(i, path, out_dir, name) for (i, path), name in zip(enumerate(paths, 1), names)]
     jobs = max(1, min(jobs, len(tasks)))
-    _start_worker(make_reader, single_thread=False)  # also checks the options before any pool
+    _start_worker(make_reader, profile, single_thread=False)  # checks the options before a pool
     results = []
     if jobs == 1:
         for task in tasks:
@@ -231,7 +236,7 @@ def read_all(
                 on_done(task[1])
     else:
         context = _pool_context(make_reader)
-        with context.Pool(jobs, _start_worker, (make_reader, True)) as pool:
+        with context.Pool(jobs, _start_worker, (make_reader, profile, True)) as pool:
             for result in pool.imap_unordered(_review_one, tasks):
                 results.append(result)
                 if on_done:
@@ -265,15 +270,17 @@ def review(
     paths: Sequence[str],
     out_dir: str,
     make_reader: ReaderFactory,
+    profile: ProfileChoice,
     jobs: int = 1,
     sequence: bool = False,
     on_done: Callable[[str], None] | None = None,
 ) -> Review:
-    """Read the photos (in capture order for a sequence) and replay the game when asked."""
+    """Read the photos (in capture order for a sequence) with the reader ``make_reader`` builds
+    for ``profile``, and replay the game when asked."""
     if sequence:
         paths, order = capture_order(paths)
     else:
         order = "in the order given (folders in file-name order)"
-    results = read_all(paths, out_dir, make_reader, jobs, on_done)
+    results = read_all(paths, out_dir, make_reader, profile, jobs, on_done)
     game = replay([snapshot(r) for r in results]) if sequence else None
     return Review(tuple(results), Summary.of(results), order, game)

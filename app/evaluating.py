@@ -1,0 +1,151 @@
+"""Measuring the reader on labelled photos: as shipped, held out by source, card finding alone.
+
+In: the labelled data folder (``app.paths.data_dir``), label files or the default ones, which
+sources to measure, and the reader's choices. Out: one ``BoardResult`` per board
+(``vision.learn.evaluate``; ``summarise`` and ``format_table`` make the table), or for card
+finding one result per photo (``vision.learn.find_eval``). Nothing is printed here.
+
+Leave-one-source-out reads each source with attribute models fitted without it (the honest
+figure for a deck never seen in training); the card finder stays the shipped one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from setvision.app.readers import ProfileChoice, make_reader
+from setvision.solver.errors import SetvisionError
+from setvision.vision.learn.dataset import Board, load_boards
+from setvision.vision.learn.evaluate import BoardResult, evaluate
+from setvision.vision.pipeline import CardReader
+
+OnDone = Callable[[str], None]
+
+
+def _wanted(source: str, sources: Sequence[str] | None) -> bool:
+    """Whether ``source`` contains one of ``sources`` (any case); all when none are given."""
+    return not sources or any(s.lower() in source.lower() for s in sources)
+
+
+def labelled_boards(
+    data: Path,
+    label_files: Sequence[str] = (),
+    noisy: bool = False,
+    sources: Sequence[str] | None = None,
+) -> list[Board]:
+    """The boards to measure: ``label_files``, else the shared labels, ours, the corrections
+    and the bundled samples; unchecked noisy labels only with ``noisy``; only ``sources``."""
+    files = [Path(f) for f in label_files] if label_files else None
+    boards = load_boards(files, data_dir=data, include_samples=not label_files)
+    boards = [b for b in boards if (noisy or b.kind != "noisy") and _wanted(b.source, sources)]
+    if not boards:
+        raise SetvisionError("no labelled boards to measure")
+    return boards
+
+
+def evaluate_reader(
+    boards: list[Board], reader: CardReader, on_done: OnDone | None = None
+) -> list[BoardResult]:
+    """Every board read by ``reader`` and scored against its labels."""
+    return evaluate(boards, reader.read_photo, on_done)
+
+
+def evaluate_held_out(
+    boards: list[Board],
+    data: Path,
+    profile: ProfileChoice,
+    model: str | None = None,
+    auto: bool = True,
+    jobs: int = 1,
+    on_done: OnDone | None = None,
+) -> list[BoardResult]:
+    """Each source's boards read by attribute models fitted on every other source (the
+    tempering of ``model``, else of the shipped model, kept: it is fitted out of source)."""
+    from setvision.vision.learn.training import fit_without_source, training_samples
+    from setvision.vision.read.classify import load_models
+
+    samples = training_samples(data, jobs)
+    shipped = load_models(model)
+    results = []
+    for source in sorted({b.source for b in boards}):
+        models = fit_without_source(samples, source, shipped.tempering)
+        reader = make_reader(profile, auto=auto, models=models)
+        results += evaluate_reader([b for b in boards if b.source == source], reader, on_done)
+    return results
+
+
+# ---------------------------------------------------------------- card finding alone
+
+
+def finding_truths(data: Path, sources: Sequence[str] | None = None) -> list:
+    """Photos with every card placed (outlines or centres), of ``sources`` only if given."""
+    from setvision.vision.learn.find_training import finder_truths
+
+    truths = [t for t in finder_truths(data) if _wanted(t.source, sources)]
+    if not truths:
+        raise SetvisionError("no photos with every card placed to measure")
+    return truths
+
+
+def _finder(name: str):
+    """The finder to measure: None for the learned one (shipped), or the previous hand-set one."""
+    from setvision.vision.learn.find_eval import previous_finder
+
+    return previous_finder if name == "previous" else None
+
+
+def evaluate_finding(
+    truths: list, finder: str = "learned", jobs: int = 1, on_done: OnDone | None = None
+) -> list:
+    """Every photo's cards found by ``finder`` (``learned`` or ``previous``) and matched."""
+    from setvision.vision.learn.find_eval import run_finding
+
+    return run_finding(truths, _finder(finder), jobs, on_done)
+
+
+def held_out_finding(data: Path, jobs: int = 1, on_done: OnDone | None = None):
+    """Card finding with each source (and capture session) judged by a finder fitted without
+    it: ``train_finder``'s report, whose model is not written anywhere."""
+    from setvision.vision.learn.find_training import train_finder
+
+    return train_finder(data, jobs, on_done)
+
+
+@dataclass(frozen=True)
+class ScaleRow:
+    """How many photos of a source, and the share giving the same cards at every size."""
+
+    source: str
+    photos: int
+    same: float
+
+
+@dataclass(frozen=True)
+class ScaleAgreement:
+    """Per source (name order) and overall; ``differing`` lists (file, cards per size)."""
+
+    sources: tuple[ScaleRow, ...]
+    overall: ScaleRow
+    differing: tuple[tuple[str, object], ...]
+
+
+def scale_agreement(
+    truths: list, finder: str = "learned", jobs: int = 1, on_done: OnDone | None = None
+) -> ScaleAgreement:
+    """Each photo read at long sides 800, 1200 and 1600: does it give the same cards?"""
+    from setvision.vision.learn.find_eval import run_scale_agreement
+
+    rows = run_scale_agreement(truths, _finder(finder), jobs, on_done)
+    by_source: dict[str, list[bool]] = {}
+    for _, source, agree, _ in rows:
+        by_source.setdefault(source, []).append(agree)
+    sources = tuple(
+        ScaleRow(source, len(agreed), float(np.mean(agreed)))
+        for source, agreed in sorted(by_source.items())
+    )
+    overall = ScaleRow("all", len(rows), float(np.mean([r[2] for r in rows])))
+    differing = tuple((file, counts) for file, _, agree, counts in rows if not agree)
+    return ScaleAgreement(sources, overall, differing)
