@@ -1,9 +1,9 @@
 """Fitting the shipped models from the labelled data and writing them.
 
 In: the labelled data folder and where to write (default: the checkout's vision/models/, see
-``app.paths.checkout_model_path``). Out: the attribute models (``vision/models/default.json``)
-or the card finder's model (``vision/models/finder.json``), written, and what they were fitted
-on.
+``app.paths.checkout_model_path``). Out: the attribute models (``vision/models/default.json``,
+stamped with the fingerprint of the feature code that measured their samples) or the card
+finder's model (``vision/models/finder.json``), written, and what they were fitted on.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The attribute model file is checked when it is loaded: each kind of damage is one ModelError
-naming the file and the problem, and `--model` with a damaged file stops before any photo."""
+naming the file and the problem, and `--model` with a damaged file stops before any photo. A model
+fitted on features made by other code than the installed one is refused: retrain it."""
 
 import json
 from collections.abc import Callable
@@ -9,7 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from setvision.cli import main
-from setvision.vision.read.classify import ModelError, load_models
+from setvision.vision.read.classify import (
+    FEATURE_CODE,
+    ModelError,
+    feature_fingerprint,
+    load_models,
+)
 from setvision.vision.read.features import FEATURE_GROUPS, FEATURE_NAMES, CardFeatures
 
 SAMPLE = (
@@ -198,3 +204,55 @@ def test_detect_with_a_damaged_model_stops_with_one_line(shipped_text, tmp_path,
     assert captured.out == ""  # refused at load time: no photo was read
     (line,) = captured.err.strip().splitlines()
     assert line == f"setvision: error: {bad}: forest for color: child index out of range"
+
+
+# ---------------------------------------------------------------- the feature code's fingerprint
+
+
+def test_the_shipped_model_records_the_installed_feature_code(shipped_text):
+    stamp = json.loads(shipped_text)["feature_fingerprint"]
+    assert len(stamp) == 64 and stamp == feature_fingerprint()
+    assert load_models().to_json() == shipped_text  # as `setvision train` would write it
+    assert FEATURE_CODE == ("setvision.vision.read.rectify", "setvision.vision.read.features")
+
+
+@pytest.mark.parametrize(
+    ("stamp", "says"),
+    [
+        ("0" * 64, "made for other feature code (000000000000, this code's "),
+        (None, "records no feature code fingerprint (this code's "),
+    ],
+)
+def test_a_model_of_other_feature_code_is_refused_with_one_line(
+    stamp, says, shipped_text, tmp_path, capsys
+):
+    model = json.loads(shipped_text)
+    if stamp is None:
+        del model["feature_fingerprint"]
+    else:
+        model["feature_fingerprint"] = stamp
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps(model))
+    with pytest.raises(ModelError) as error:
+        load_models(stale)
+    expected = f"{stale}: {says}{feature_fingerprint()[:12]}): retrain with `setvision train`"
+    assert str(error.value) == expected
+    assert main(["detect", "--model", str(stale), str(SAMPLE)]) == 2
+    captured = capsys.readouterr()
+    (line,) = captured.err.strip().splitlines()
+    assert line == f"setvision: error: {expected}" and captured.out == ""
+
+
+def test_the_fingerprint_follows_the_source_of_the_feature_code(monkeypatch):
+    from setvision.vision import fingerprint
+
+    shipped = fingerprint.code_fingerprint(FEATURE_CODE)
+    assert shipped == feature_fingerprint()
+    real = fingerprint.module_source
+
+    def edited(module: str) -> bytes:
+        source = real(module)
+        return source + b"\n# a change\n" if module.endswith(".features") else source
+
+    monkeypatch.setattr(fingerprint, "module_source", edited)
+    assert fingerprint.code_fingerprint(FEATURE_CODE) != shipped

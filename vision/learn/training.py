@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import cv2
@@ -22,12 +23,13 @@ import numpy as np
 from setvision.solver import ATTRIBUTES, VALUES, Card
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline, find_outlines
+from setvision.vision.fingerprint import code_fingerprint
 from setvision.vision.image import load
 from setvision.vision.learn.augment import augment
 from setvision.vision.learn.dataset import Board, default_data_dir, load_boards
 from setvision.vision.learn.matching import match_by_position
 from setvision.vision.pipeline import CardReader, MeasuredCard
-from setvision.vision.read.classify import AttributeModels, ForestModel, Tempering
+from setvision.vision.read.classify import FEATURE_CODE, AttributeModels, ForestModel, Tempering
 from setvision.vision.read.features import FEATURE_GROUPS, FEATURE_NAMES
 
 logger = logging.getLogger(__name__)
@@ -103,26 +105,27 @@ def _board_samples(board: Board, augmented: bool = False) -> list[Sample]:
     return samples
 
 
+#: Besides the feature code (``FEATURE_CODE``), the code that decides a sample's features: how
+#: photos are decoded and changed, and where cards are found on boards (with ``vision/find/``).
+SAMPLE_CODE = (
+    "setvision.vision.geometry",
+    "setvision.vision.image",
+    "setvision.vision.pipeline",
+    "setvision.vision.learn.augment",
+)
+
+
 def _code_fingerprint() -> str:
     """Changes whenever the code that turns a photo into features changes."""
-    digest = hashlib.sha1()
-    vision = Path(__file__).resolve().parent.parent
-    for name in (
-        "read/features.py",
-        "read/rectify.py",
-        "geometry.py",
-        "image.py",
-        "pipeline.py",
-        "learn/augment.py",
-    ):
-        digest.update((vision / name).read_bytes())
-    for extra in sorted((vision / "find").glob("*.py")):
-        digest.update(extra.read_bytes())
-    finder = vision / "models" / "finder.json"  # the boards' cards are found with it
-    if finder.is_file():
-        digest.update(finder.read_bytes())
-    digest.update(cv2.__version__.encode())
-    return digest.hexdigest()[:12]
+    find = resources.files("setvision.vision.find")
+    finding = sorted(
+        f"setvision.vision.find.{p.name[:-3]}" for p in find.iterdir() if p.name.endswith(".py")
+    )
+    extra = [cv2.__version__.encode()]
+    finder = resources.files("setvision.vision") / "models" / "finder.json"
+    if finder.is_file():  # the boards' cards are found with it
+        extra.insert(0, finder.read_bytes())
+    return code_fingerprint((*FEATURE_CODE, *SAMPLE_CODE, *finding), extra)[:12]
 
 
 def cache_dir() -> Path:

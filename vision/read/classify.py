@@ -3,22 +3,36 @@
 The models are fitted with scikit-learn (see ``vision.training``) and exported as arrays, so
 the shipped file loads offline, deterministically and without pickles that break between
 library versions; prediction here is a few numpy operations.
+
+A model file records the fingerprint of the feature code whose output it was fitted on
+(``FEATURE_CODE``); one made by other feature code is refused on load: retrain it.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 from setvision.solver import ATTRIBUTES, VALUES
 from setvision.solver.errors import SetvisionError
+from setvision.vision.fingerprint import code_fingerprint
 from setvision.vision.read.features import FEATURE_GROUPS, CardFeatures
 
 MODEL_FORMAT = 1
 DEFAULT_MODEL = "default.json"
+#: The modules whose output the models are fitted on: the card warped upright, and the features
+#: measured on it. A model file records their fingerprint (``feature_fingerprint``).
+FEATURE_CODE = ("setvision.vision.read.rectify", "setvision.vision.read.features")
+
+
+@lru_cache(maxsize=1)
+def feature_fingerprint() -> str:
+    """The fingerprint (sha256 hex) of the installed ``FEATURE_CODE``."""
+    return code_fingerprint(FEATURE_CODE)
 
 
 class ModelError(SetvisionError):
@@ -224,8 +238,11 @@ class AttributeModels:
         return self.__dict__["_fused"]
 
     def to_json(self) -> str:
+        """The model file's text, stamped with the installed feature code's fingerprint: models
+        are only ever fitted by this code, or loaded after their stamp matched it."""
         payload = {
             "format": MODEL_FORMAT,
+            "feature_fingerprint": feature_fingerprint(),
             "values": {a: list(VALUES[a]) for a in ATTRIBUTES},
             "trained_on": self.trained_on,
             "attributes": {a: self.models[a].to_dict() for a in ATTRIBUTES},
@@ -273,6 +290,14 @@ def _from_payload(payload: object) -> AttributeModels:
     attributes, values = payload.get("attributes"), payload.get("values")
     if not isinstance(attributes, dict) or not isinstance(values, dict):
         raise _Flaw("not a setvision model: no 'attributes' and 'values' objects")
+    stamp, current = payload.get("feature_fingerprint"), feature_fingerprint()
+    if stamp != current:
+        ours = f"this code's {current[:12]}"
+        if stamp:
+            found = f"made for other feature code ({str(stamp)[:12]}, {ours})"
+        else:
+            found = f"records no feature code fingerprint ({ours})"
+        raise _Flaw(f"{found}: retrain with `setvision train`")
     models = {}
     for attribute in ATTRIBUTES:
         if values.get(attribute) != list(VALUES[attribute]):
