@@ -122,6 +122,7 @@ def test_a_profile_round_trips_through_json(deck, measured):
     assert loaded.fitted_on == deck.fitted_on and set(loaded.attributes) == set(deck.attributes)
     features = measured[TEST_BOARD].features
     p = load_models().predict(features)
+    assert deck.attributes and features
     for attribute in deck.attributes:
         np.testing.assert_allclose(loaded(features, p)[attribute], deck(features, p)[attribute],
                                    atol=1e-5)  # fmt: skip
@@ -148,6 +149,7 @@ def test_a_profile_from_one_board_helps_another_board_of_the_same_deck(
 def test_measured_cards_are_in_the_order_detect_numbers_them(measured, general):
     cards = measured[TEST_BOARD]
     layout = cards.read(general)
+    assert len(layout.cards) == len(cards.quads) >= 9
     for reading, quad in zip(layout.cards, cards.quads):
         np.testing.assert_allclose(reading.corners_xy, quad)
 

@@ -7,6 +7,7 @@ import cv2
 import jsonschema
 import numpy as np
 from setvision.cli import main
+from setvision.solver import find_sets, parse_card
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
 WEBCAM = SAMPLES / "data__webcam__20170604_134005.jpg"
@@ -30,6 +31,12 @@ def test_detect_json_follows_the_contract_and_the_labels(capsys, sample_labels):
     }
     assert {c["text"] for c in record["cards"]} == truth
     assert record["verdict"] == "sets" and record["sets"] == sorted(record["sets"])
+    labelled = [parse_card(t) for t in sorted(truth)]  # the sets of the labels, not of the output
+    true_sets = {frozenset(str(labelled[i]) for i in found) for found in find_sets(labelled)}
+    texts = [c["text"] for c in record["cards"]]
+    assert len(true_sets) == 5 and true_sets == {
+        frozenset(texts[i - 1] for i in found) for found in record["sets"]
+    }
 
 
 def test_detect_writes_an_annotated_image_of_the_same_size(tmp_path, capsys):

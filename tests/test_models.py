@@ -54,7 +54,7 @@ def test_tempering_keeps_probabilities_and_floors_them():
 
 
 def test_the_shipped_model_loads_is_small_and_says_what_it_was_fitted_on():
-    resource = resources.files("vision") / "models" / "default.json"
+    resource = resources.files("setvision.vision") / "models" / "default.json"
     assert len(resource.read_bytes()) < 5_000_000
     models = load_models()
     assert models.trained_on["crops"] > 5000 and len(models.trained_on["sources"]) >= 15

@@ -266,9 +266,8 @@ BOARDS = "boards/tomwhite__set-game/data__webcam__20170604_"
 @pytest.fixture(scope="module")
 def read_boards():
     """Real photos read once: tomwhite's webcam shows one table before and after a set."""
-    from setvision.calibration.profiles import reader_for
-    from setvision.vision.contract import layout_record
-    from setvision.vision.image import load
+    from setvision.app.readers import NO_PROFILE, make_reader
+    from setvision.app.reading import read_photo
     from setvision.vision.learn.dataset import default_data_dir
     from setvision.vision.report.review import PhotoResult, snapshot
 
@@ -276,7 +275,7 @@ def read_boards():
         data = default_data_dir()
     except Exception as error:  # noqa: BLE001 - any reason the data is absent
         pytest.skip(f"real photos not available: {error}")
-    reader = reader_for()
+    reader = make_reader(NO_PROFILE)
     names = {
         "before": f"{BOARDS}134005.jpg",
         "after": f"{BOARDS}134234.jpg",
@@ -288,7 +287,7 @@ def read_boards():
     snapshots = {}
     for key, name in names.items():
         path = str(data / name)
-        record = layout_record(reader.read_photo(load(path)), path)
+        record = read_photo(path, reader, NO_PROFILE).record
         snapshots[key] = snapshot(PhotoResult(1, path, record))
     return snapshots
 
@@ -314,11 +313,13 @@ def test_real_photos_in_reverse_show_a_taken_non_set_and_which_attributes_fail(r
     assert "shading: solid, solid, striped" in mistake.text
 
 
-@pytest.mark.parametrize("pair", [("multi", "2sets"), ("2sets", "multi"), ("5809", "55FB")])
+@pytest.mark.parametrize("pair", [("multi", "2sets"), ("2sets", "multi")])
 def test_real_photos_never_blame_a_player_for_an_uncertain_reading(read_boards, pair):
     first, second = (read_boards[k] for k in pair)
     doubtful = {c.card for s in (first, second) for c in s.cards if not c.confident}
-    for step in replay([first, second]).steps:
-        for finding in step.findings:
-            if finding.level is Level.MISTAKE:
-                assert not doubtful & set(finding.cards), finding.text
+    assert doubtful, "no card is read uncertainly here: the test would check nothing"
+    (step,) = replay([first, second]).steps
+    mistakes = [f for f in step.findings if f.level is Level.MISTAKE]
+    assert mistakes, "no mistake is found here: the test would check nothing"
+    for finding in mistakes:
+        assert not doubtful & set(finding.cards), finding.text

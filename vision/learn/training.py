@@ -179,13 +179,25 @@ def crop_samples(
     data_dir = data_dir or default_data_dir()
 
     def build() -> list[Sample]:
-        with open(data_dir / "cards.csv", newline="") as handle:
-            rows = list(csv.DictReader(handle))
-        logger.info("measuring %d card crops", len(rows))
-        found = _parallel(_crop_job, [(row, str(data_dir), augmented) for row in rows], jobs)
-        return [s for s in found if s is not None]
+        return measure_crops(crop_rows(data_dir), data_dir, jobs, augmented)
 
     return _cached("crops-augmented" if augmented else "crops", build)
+
+
+def crop_rows(data_dir: Path | None = None) -> list[dict]:
+    """The rows of ``cards.csv``: each crop's ``file``, identity and ``source``."""
+    with open((data_dir or default_data_dir()) / "cards.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def measure_crops(
+    rows: list[dict], data_dir: Path, jobs: int = 1, augmented: bool = False
+) -> list[Sample]:
+    """Samples from the crops of ``rows`` of ``cards.csv``, measured now (not cached); crops
+    without symbols give none."""
+    logger.info("measuring %d card crops", len(rows))
+    found = _parallel(_crop_job, [(row, str(data_dir), augmented) for row in rows], jobs)
+    return [s for s in found if s is not None]
 
 
 def board_samples(boards: list[Board], jobs: int = 1, augmented: bool = False) -> list[Sample]:
@@ -258,24 +270,30 @@ def fit_tempering(p: np.ndarray, y: np.ndarray) -> Tempering:
     return best
 
 
-def _out_of_source(x: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int = 5) -> np.ndarray:
+def _out_of_source(
+    x: np.ndarray, y: np.ndarray, groups: np.ndarray, settings: dict, folds: int = 5
+) -> np.ndarray:
     """Probabilities for every sample from forests that never saw its source."""
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.model_selection import GroupKFold
 
     p = np.zeros((len(y), 3))
     for train, test in GroupKFold(n_splits=min(folds, len(set(groups)))).split(x, y, groups):
-        forest = RandomForestClassifier(**FOREST).fit(x[train], y[train])
+        forest = RandomForestClassifier(**settings).fit(x[train], y[train])
         p[np.ix_(test, forest.classes_)] = forest.predict_proba(x[test])
     return p
 
 
 def fit_models(
-    samples: list[Sample], note: dict | None = None, temper: bool = True
+    samples: list[Sample], note: dict | None = None, temper: bool = True, forest: dict | None = None
 ) -> AttributeModels:
-    """One random forest per attribute, each on its own group of features, honestly tempered."""
+    """One random forest per attribute, each on its own group of features, honestly tempered.
+
+    ``forest`` changes settings of ``FOREST`` (e.g. fewer trees for a quick measurement).
+    """
     from sklearn.ensemble import RandomForestClassifier
 
+    settings = {**FOREST, **(forest or {})}
     if not samples:
         raise ValueError("no samples to fit")
     x = np.stack([s.vector for s in samples])
@@ -287,10 +305,11 @@ def fit_models(
         y = np.array([VALUES[attribute].index(s.card.value(attribute)) for s in samples])
         if len(set(y.tolist())) < 3:
             raise ValueError(f"the samples lack some values of {attribute}")
-        forest = RandomForestClassifier(**FOREST).fit(x[:, columns], y)
-        models[attribute] = _export_forest(forest, names)
+        fitted = RandomForestClassifier(**settings).fit(x[:, columns], y)
+        models[attribute] = _export_forest(fitted, names)
         if temper and len(set(groups.tolist())) >= 3:
-            tempering[attribute] = fit_tempering(_out_of_source(x[:, columns], y, groups), y)
+            held_out = _out_of_source(x[:, columns], y, groups, settings)
+            tempering[attribute] = fit_tempering(held_out, y)
     sources = sorted({s.source for s in samples})
     trained_on = {
         "samples": len(samples),
@@ -298,7 +317,7 @@ def fit_models(
         "board_cards": sum(s.origin == "board" for s in samples),
         "augmented": sum(s.origin == "augmented" for s in samples),
         "sources": sources,
-        "forest": FOREST,
+        "forest": settings,
         **(note or {}),
     }
     return AttributeModels(models, trained_on, tempering or None)
@@ -307,10 +326,22 @@ def fit_models(
 def fit_without_source(
     samples: list[Sample], source: str, tempering: dict[str, Tempering] | None
 ) -> AttributeModels:
-    """Models fitted on every sample but those of ``source`` (a deck they have never seen).
+    """Models fitted on every sample but those of ``source`` (a deck they have never seen)."""
+    return fit_without(samples, [source], tempering)
+
+
+def fit_without(
+    samples: list[Sample],
+    sources: Iterable[str],
+    tempering: dict[str, Tempering] | None,
+    forest: dict | None = None,
+) -> AttributeModels:
+    """Models fitted on every sample but those of ``sources`` (decks they have never seen),
+    with ``forest`` settings changed as ``fit_models`` allows.
 
     Tempering is itself fitted out of source, so the shipped model's is reused as it is.
     """
-    held_out = source.replace(" (sample)", "")
-    fitted = fit_models([s for s in samples if s.source != held_out], temper=False)
+    held_out = {source.replace(" (sample)", "") for source in sources}
+    kept = [s for s in samples if s.source not in held_out]
+    fitted = fit_models(kept, temper=False, forest=forest)
     return AttributeModels(fitted.models, fitted.trained_on, tempering)
