@@ -213,6 +213,8 @@ def _print_layout(record: dict, annotated: Output | None, reveal: str = "all") -
     cards, sets = record["cards"], record["sets"]
     count = f", {len(sets)} set{'s' if len(sets) != 1 else ''}" if reveal != "none" else ""
     print(f"{record['source']}: {len(cards)} cards{count}")
+    for warning in record["warnings"]:
+        print(f"  warning: {warning}")
     uncertain = {u["id"] for u in record["uncertain"]}
     for card in cards:
         mark = "  ?" if card["id"] in uncertain else ""
@@ -354,7 +356,9 @@ def cmd_live(args: argparse.Namespace) -> int:
                 _live_headless(args, source, analyser, sink if args.save_video else None, profile)
             else:
                 _live_window(args, source, analyser, sink if args.save_video else None, profile)
-    return EXIT_OK
+    for problem in source.problems:  # a damaged file was read as far as it could be
+        print(f"setvision: error: {problem}", file=sys.stderr)
+    return EXIT_BAD_INPUT if source.problems else EXIT_OK
 
 
 def _check_live_options(args: argparse.Namespace) -> None:

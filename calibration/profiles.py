@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -94,12 +95,13 @@ def load_profile(name: str) -> DeckProfile:
     if not path.is_file():
         raise _unknown(name)
     try:
-        return DeckProfile.from_dict(_read_json(path))
+        profile = DeckProfile.from_dict(_read_json(path))
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         raise ProfileError(
             f"{path}: not a usable profile ({_short(error)}); run `setvision calibrate --force` "
             "again"
         ) from None
+    return replace(profile, name=name)  # the file's name is its name, wherever it was copied from
 
 
 def _read_json(path: Path):

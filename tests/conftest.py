@@ -15,6 +15,7 @@ os.environ.setdefault("SETVISION_DATA", str(PROJECT.parent / "shared" / "data"))
 
 from setvision.vision.image import Photo, load  # noqa: E402
 from setvision.vision.learn.dataset import Board, default_data_dir, load_boards  # noqa: E402
+from setvision.vision.read.features import FEATURE_GROUPS  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -78,3 +79,29 @@ def drawn():
         _card(image, (340, 190), 100, 30, "purple", 3),
     ]
     return cv2.GaussianBlur(image, (3, 3), 0), expected
+
+
+def profile_payload(means_first: float) -> dict:
+    """A small valid deck profile's JSON payload; ``means_first`` is one of its numbers."""
+    features = list(FEATURE_GROUPS["color"][:2])
+    return {
+        "format": 1,
+        "name": "deck",
+        "fitted_on": {"photos": ["a.jpg"], "cards": 4, "values": {}, "date": "d", "model": "m"},
+        "attributes": {
+            "color": {
+                "features": features,
+                "values": ["red", "green"],
+                "counts": [2, 2],
+                "means": [[means_first, 0.0], [1.0, 1.0]],
+                "spread": [1.0, 1.0],
+            }
+        },
+    }
+
+
+@pytest.fixture
+def config_home(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "setvision" / "profiles").mkdir(parents=True)
+    return tmp_path / "setvision"

@@ -2,6 +2,7 @@
 
 import io
 import json
+import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -269,6 +270,11 @@ def test_profiles_list_show_default_delete(capsys, config_home, webcam_cards):
 
     assert main(["profiles", "show", "other"]) == 2
     assert "no profile named 'other' (profiles: webcam)" in capsys.readouterr().err
+    copied = config_home / "profiles" / "copied.json"
+    shutil.copy(config_home / "profiles" / "webcam.json", copied)
+    assert main(["profiles", "show", "copied"]) == 0
+    assert capsys.readouterr().out.startswith(f"profile 'copied': {copied}\n")
+    copied.unlink()
     assert main(["profiles", "default", "--clear"]) == 0
     assert main(["profiles", "default"]) == 0
     assert "default profile: none" in capsys.readouterr().out

@@ -20,9 +20,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from conftest import profile_payload
 from setvision.cli import main
 from setvision.vision.contract import error_record
-from setvision.vision.read.features import FEATURE_GROUPS
 from setvision.vision.report.files import MARK
 from setvision.vision.report.html import render_csv
 from setvision.vision.report.review import PhotoResult
@@ -326,31 +326,6 @@ def test_a_failed_write_costs_one_line_and_the_batch_goes_on(
 # ---------------------------------------------------------------- 9. profiles and config
 
 
-def _profile(means_first: float) -> dict:
-    features = list(FEATURE_GROUPS["color"][:2])
-    return {
-        "format": 1,
-        "name": "deck",
-        "fitted_on": {"photos": ["a.jpg"], "cards": 4, "values": {}, "date": "d", "model": "m"},
-        "attributes": {
-            "color": {
-                "features": features,
-                "values": ["red", "green"],
-                "counts": [2, 2],
-                "means": [[means_first, 0.0], [1.0, 1.0]],
-                "spread": [1.0, 1.0],
-            }
-        },
-    }
-
-
-@pytest.fixture
-def config_home(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    (tmp_path / "setvision" / "profiles").mkdir(parents=True)
-    return tmp_path / "setvision"
-
-
 @pytest.mark.parametrize("text", ["[]", "null", "NaN", '{"default_profile": 5}', DEEP])
 def test_a_config_of_the_wrong_shape_is_one_line_and_clear_repairs_it(text, config_home, capsys):
     (config_home / "config.json").write_text(text)
@@ -369,7 +344,7 @@ def test_a_config_of_the_wrong_shape_is_one_line_and_clear_repairs_it(text, conf
         "null",
         '"deck"',
         DEEP,
-        json.dumps(_profile(float("nan"))),
+        json.dumps(profile_payload(float("nan"))),
         '{"format": 1, "attributes": []}',
     ],
 )
@@ -380,5 +355,5 @@ def test_a_profile_of_the_wrong_shape_is_one_line(text, config_home, capsys):
 
 
 def test_the_same_profile_with_finite_means_loads(config_home, capsys):
-    (config_home / "profiles" / "deck.json").write_text(json.dumps(_profile(0.0)))
+    (config_home / "profiles" / "deck.json").write_text(json.dumps(profile_payload(0.0)))
     assert main(["profiles", "show", "deck"]) == 0

@@ -3,12 +3,15 @@
 import json
 import struct
 import zlib
+from dataclasses import replace
+from itertools import combinations
 
 import cv2
 import numpy as np
 import pytest
 from conftest import SAMPLES
 from setvision.cli import main
+from setvision.solver import is_set
 from setvision.vision.errors import ImageError
 from setvision.vision.exif import orientation as exif_orientation
 from setvision.vision.image import as_bgr, decode, jpeg_end, load, orient_points
@@ -175,3 +178,97 @@ def test_a_greyscale_photo_stored_as_colour_is_refused(tmp_path, capsys, photo, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds no colour" in err
     assert load(sample).image.shape == colour.shape  # the colour original reads
+
+
+# ---------------------------------------------------------------- damaged data, oversized photos
+
+BOARD = "boards/tomwhite__set-game/data__webcam__20170529_184024.jpg"  # 960x720, 12 cards
+
+
+def _tiff_claiming(width: int, height: int) -> bytes:
+    """A 1 KB uncompressed RGB TIFF whose header states ``width`` x ``height`` pixels."""
+    tags = [(256, 4, width), (257, 4, height), (258, 3, 8), (259, 3, 1), (262, 3, 2),
+            (273, 4, 134), (277, 3, 3), (278, 4, height), (279, 4, width * height * 3)]  # fmt: skip
+    entries = b"".join(struct.pack("<HHII", tag, kind, 1, value) for tag, kind, value in tags)
+    return b"II*\0" + struct.pack("<IH", 8, len(tags)) + entries + b"\0" * 1028
+
+
+def _webp_claiming(width: int, height: int) -> bytes:
+    """A lossless WebP of 8x8 pixels whose header is edited to state ``width`` x ``height``."""
+    tile = np.zeros((8, 8, 3), np.uint8)
+    tile[:, :, 2] = 200
+    data = bytearray(cv2.imencode(".webp", tile, [cv2.IMWRITE_WEBP_QUALITY, 101])[1].tobytes())
+    assert data[12:16] == b"VP8L"
+    rest = int.from_bytes(data[21:25], "little") & ~((1 << 28) - 1)
+    data[21:25] = ((width - 1) | (height - 1) << 14 | rest).to_bytes(4, "little")
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    "made, stated",
+    [
+        (lambda: _tiff_claiming(30000, 30000), "900 megapixels is "),  # Pillow's own limit
+        (lambda: _tiff_claiming(12000, 11000), "12000x11000 is "),
+        (lambda: _webp_claiming(16000, 16000), "256 megapixels is "),
+        (lambda: _webp_claiming(12000, 12000), "12000x12000 is "),
+    ],
+)
+def test_every_format_is_refused_over_the_pixel_limit_before_decoding(made, stated, tmp_path):
+    path = tmp_path / "bomb.img"
+    path.write_bytes(made())
+    assert path.stat().st_size < 2000
+    with pytest.raises(ImageError, match=f"bomb.img: {stated}too large .over 120 megapixels"):
+        load(str(path))
+    assert decode(_webp_claiming(64, 48), "small.webp").size == (64, 48)  # the edit is sound
+
+
+def test_a_name_holding_nul_is_one_error():
+    with pytest.raises(ImageError, match="not a file name .it holds a NUL character"):
+        load("photo\0.jpg")
+
+
+@pytest.fixture(scope="module")
+def damaged_board(data_dir) -> bytes:
+    """A 12-card board with 7 bytes deleted at 60% of its data: the lower part is garbage."""
+    data = (data_dir / BOARD).read_bytes()
+    cut = len(data) * 6 // 10
+    return data[:cut] + data[cut + 7 :]
+
+
+def test_damaged_data_is_reported_with_the_photo_and_never_gives_no_set(
+    damaged_board, data_dir, tmp_path, capfd
+):
+    assert decode((data_dir / BOARD).read_bytes(), "whole.jpg").warnings == ()
+    assert decode(damaged_board, "cut.jpg").warnings == (
+        "the photo's data is damaged (Corrupt JPEG data: premature end of data segment): "
+        "part of the picture may be wrong",
+    )
+    path = tmp_path / "damaged.jpg"
+    path.write_bytes(damaged_board)
+    assert main(["detect", "--json", str(path)]) == 0
+    record = json.loads(capfd.readouterr().out)
+    assert record["warnings"] and record["verdict"] != "no_set"
+    assert main(["detect", str(path)]) == 0
+    captured = capfd.readouterr()
+    assert "  warning: the photo's data is damaged" in captured.out
+    assert captured.err == ""  # libjpeg's own message no longer reaches the terminal
+
+
+def test_the_smallest_images_are_read_without_error(reader):
+    rng = np.random.default_rng(3)
+    for height, width in [(16, 16), (16, 17), (20, 20), (16, 2000), (2000, 16), (31, 33)]:
+        for image in (rng.integers(0, 256, (height, width, 3), np.uint8),
+                      np.full((height, width, 3), 255, np.uint8)):  # fmt: skip
+            assert reader.read(image).cards == ()
+
+
+def test_a_damaged_photo_whose_cards_hold_no_set_is_uncertain(damaged_board, reader):
+    layout = reader.read_photo(decode(damaged_board, "cut.jpg"))
+    kept: list = []  # a share of its cards holding no set, as a table may
+    for card in layout.cards:
+        if not any(is_set(a.card, b.card, card.card) for a, b in combinations(kept, 2)):
+            kept.append(card)
+    assert len(kept) >= 6
+    without_sets = replace(layout, cards=tuple(kept[:6]))
+    assert without_sets.sets == [] and without_sets.verdict == "uncertain"
+    assert without_sets.layout_doubts[0] == layout.warnings[0]

@@ -214,6 +214,41 @@ def test_a_video_file_ends_cleanly_with_its_own_clock():
     assert [f.t for f in frames] == [0.0, 0.04, 0.08]
 
 
+def test_damaged_frames_of_a_file_are_skipped_and_reported():
+    frames = [IMAGE, None, None, IMAGE, IMAGE]  # frames 1 and 2 cannot be decoded
+    source = FrameSource(_FakeCapture(frames, fps=25, count=5), "clip.mp4", live=False)
+    read = list(source)
+    assert [f.index for f in read] == [0, 3, 4]  # the lost frames keep their place in time
+    assert read[1].t == pytest.approx(0.12)
+    assert source.problems == [
+        "clip.mp4: 2 frames could not be decoded (from frame 1): a damaged file"
+    ]
+
+
+def test_a_file_ending_before_its_stated_count_is_reported():
+    source = FrameSource(_FakeCapture([IMAGE] * 4, count=300), "cut.mp4", live=False)
+    assert len(list(source)) == 4
+    assert source.problems == [
+        "cut.mp4: ended at frame 4 of the 300 it states: the rest cannot be decoded"
+    ]
+    whole = FrameSource(_FakeCapture([IMAGE] * 4, count=5), "whole.mp4", live=False)
+    assert len(list(whole)) == 4 and whole.problems == []  # a container's rounding
+
+
+def test_live_reads_a_damaged_video_to_its_end_and_exits_2(monkeypatch, capsys):
+    from setvision.vision.live import source as source_module
+
+    frames = [IMAGE, None, IMAGE, IMAGE]
+    fake = FrameSource(_FakeCapture(frames, count=4), "game.mp4", live=False)
+    monkeypatch.setattr(source_module, "open_source", lambda camera, video: fake)
+    assert main(["live", "--video", "game.mp4", "--no-window"]) == 2
+    captured = capsys.readouterr()
+    assert "3 frames analysed" in captured.out
+    assert captured.err.strip() == (
+        "setvision: error: game.mp4: 1 frame could not be decoded (from frame 1): a damaged file"
+    )
+
+
 def test_a_video_without_a_decodable_frame_is_an_error():
     source = FrameSource(_FakeCapture([]), "empty.mp4", live=False)
     with pytest.raises(CameraError, match="empty.mp4: no frame can be decoded"):

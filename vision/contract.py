@@ -55,6 +55,7 @@ def layout_record(layout: Layout, source: str, reveal: str = "all") -> dict:
             {"corners": _point_list(i.corners_xy), "reason": i.reason} for i in layout.ignored
         ],
         "possible_cards": [{"corners": _point_list(q)} for q in layout.possible],
+        "warnings": list(layout.warnings),
         "timings_ms": {k: round(v, 2) for k, v in layout.timings_ms.items()},
     }
 

@@ -10,8 +10,13 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import stat
 import struct
+import sys
+import tempfile
+import threading
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,20 +28,23 @@ if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
 
 #: Larger photos are refused: decoding them would take gigabytes of memory.
-MAX_PIXELS = 120_000_000
+MAX_PIXELS = 120_000_000  # also OpenCV's own limit, set in the package's __init__
 #: Photos are decoded at 1/2, 1/4 or 1/8 while the long side stays at least this long.
 DECODE_LONG_SIDE = 1600
 #: A photo whose channels part by less than this (levels of 255) at its most colourful pixels
 #: (this percentile of them) holds no colour: greyscale stored as RGB, or with JPEG's noise.
 COLOURLESS_SPREAD, COLOURFUL_SHARE = 12, 99.9
+#: How the image libraries' messages for damaged data begin (libjpeg's, then libpng's).
+DAMAGE_MESSAGES = ("Corrupt JPEG data", "Premature end", "Invalid JPEG", "libpng error")
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic", ".heif")
 #: ``ftyp`` major brands of HEIF stills and sequences coded in HEVC (iPhone photos are "heic").
 #: AVIF ("avif") is left out: the pillow-heif wheels carry no AV1 decoder.
 HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"heim", b"heis", b"hevm", b"mif1", b"msf1"})
 
+_STDERR_LOCK = threading.Lock()
 cv2.utils.logging.setLogLevel(
-    cv2.utils.logging.LOG_LEVEL_ERROR
-)  # errors only: libjpeg's warnings would reach the user's terminal
+    cv2.utils.logging.LOG_LEVEL_SILENT
+)  # OpenCV's own messages would reach the user's terminal beside setvision's line
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,8 @@ class Photo:
     image: np.ndarray
     size: tuple[int, int]
     scale: float
+    #: what the decoder reported while decoding (corrupt data): the picture may be partly wrong
+    warnings: tuple[str, ...] = ()
 
 
 def as_bgr(image: np.ndarray, name: str = "image") -> np.ndarray:
@@ -210,14 +220,64 @@ def _truncated(data: bytes) -> bool:
     return False
 
 
+def _too_large(source: str, size: tuple[int, int] | str | None = None) -> ImageError:
+    stated = (
+        f"{size[0]}x{size[1]} is " if isinstance(size, tuple) else f"{size} is " if size else ""
+    )
+    return ImageError(
+        f"{source}: {stated}too large (over {MAX_PIXELS // 1_000_000} megapixels); resize it first"
+    )
+
+
 def _check_pixels(size: tuple[int, int], source: str) -> None:
     """Refuse a photo over ``MAX_PIXELS`` from its stated size, before any pixel is decoded."""
-    width, height = size
-    if width * height > MAX_PIXELS:
-        raise ImageError(
-            f"{source}: {width}x{height} is too large (over {MAX_PIXELS // 1_000_000} "
-            "megapixels); resize it first"
-        )
+    if size[0] * size[1] > MAX_PIXELS:
+        raise _too_large(source, size)
+
+
+def _stated_size(data: bytes, source: str) -> tuple[int, int]:
+    """Width and height of a TIFF, WebP, BMP or other photo as its header states them, read by
+    Pillow without decoding a pixel; (0, 0) when Pillow does not know the format (OpenCV then
+    decodes it under its own pixel limit, set from ``MAX_PIXELS`` in the package's import)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # checked by us
+            with Image.open(io.BytesIO(data)) as image:
+                return image.size
+    except Image.DecompressionBombError as error:  # Pillow's own, larger limit: no size given
+        pixels = re.search(r"\((\d+) pixels\)", str(error))
+        raise _too_large(source, pixels and f"{int(pixels[1]) // 1_000_000} megapixels") from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, struct.error, EOFError):
+        return 0, 0
+
+
+def _decode_quietly(data: bytes, flags: int) -> tuple[np.ndarray | None, list[str]]:
+    """OpenCV's decode, with what its image libraries print (libjpeg: "Corrupt JPEG data: ...",
+    libpng's warnings) taken from the terminal and returned, so that damage can be reported
+    with the photo's answer instead of beside it. A lock keeps threads from mixing them."""
+    with _STDERR_LOCK, tempfile.TemporaryFile() as captured:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), flags)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        captured.seek(0)
+        lines = captured.read(4096).decode("utf-8", "replace").splitlines()
+    return image, [" ".join(line.split()) for line in lines if line.strip()]
+
+
+def _damage(messages: list[str]) -> tuple[str, ...]:
+    """The decoder's reports of damaged data, worded for the user (libpng's notes on colour
+    profiles and the like are not damage)."""
+    damaged = [m for m in messages if m.startswith(DAMAGE_MESSAGES)]
+    if not damaged:
+        return ()
+    return (f"the photo's data is damaged ({damaged[0]}): part of the picture may be wrong",)
 
 
 def _reduction(size: tuple[int, int]) -> int:
@@ -283,8 +343,8 @@ def decode(data: bytes, source: str = "image") -> Photo:
         return _decode_heif(data, source)
     header = header_size(data)
     reduction = 1
+    _check_pixels(header if header is not None else _stated_size(data, source), source)
     if header is not None:
-        _check_pixels(header, source)
         reduction = _reduction(header)
     flags = {
         1: cv2.IMREAD_ANYCOLOR | cv2.IMREAD_ANYDEPTH,
@@ -294,8 +354,12 @@ def decode(data: bytes, source: str = "image") -> Photo:
     }[reduction]
     if data[:2] != b"\xff\xd8":
         flags, reduction = cv2.IMREAD_ANYCOLOR | cv2.IMREAD_ANYDEPTH, 1  # reduced decode: JPEG only
-    buffer = np.frombuffer(data, dtype=np.uint8)
-    image = cv2.imdecode(buffer, flags)
+    try:
+        image, messages = _decode_quietly(data, flags)
+    except cv2.error as error:
+        if "MAX_IMAGE_PIXELS" in str(error):
+            raise _too_large(source) from None
+        image, messages = None, []
     if image is None:
         raise ImageError(
             f"{source}: not an image file that can be read (JPEG, PNG, BMP, WebP, TIFF, HEIC)"
@@ -303,12 +367,13 @@ def decode(data: bytes, source: str = "image") -> Photo:
     if image.ndim == 3 and image.shape[2] == 4:
         image = image[:, :, :3]
     image = refuse_colourless(as_bgr(image, source), source)
+    damage = _damage(messages)
     height, width = image.shape[:2]
     if reduction > 1:
         # Reduced decoding rounds up; the original size follows from the header and EXIF turn.
         full = header if (header[0] >= header[1]) == (width >= height) else header[::-1]
-        return Photo(source, image, (int(full[0]), int(full[1])), full[0] / width)
-    return Photo(source, image, (width, height), 1.0)
+        return Photo(source, image, (int(full[0]), int(full[1])), full[0] / width, damage)
+    return Photo(source, image, (width, height), 1.0, damage)
 
 
 def _refuse_unusual(path: str, mode: int) -> None:
@@ -333,6 +398,8 @@ def read_regular(path: str, limit: int = -1) -> bytes:
         raise ImageError(f"{path}: no such file") from None
     except OSError as error:
         raise ImageError(f"{path}: cannot be read ({error.strerror})") from None
+    except ValueError:  # a NUL character: no file can have such a name
+        raise ImageError(f"{path!r}: not a file name (it holds a NUL character)") from None
     with os.fdopen(fd, "rb") as handle:
         _refuse_unusual(path, os.fstat(handle.fileno()).st_mode)
         try:

@@ -98,6 +98,8 @@ class Layout:
     timings_ms: dict[str, float] = field(default_factory=dict)
     #: card-like places not taken for cards (quads): a card may have been missed there
     possible: tuple[np.ndarray, ...] = ()
+    #: what went wrong while decoding the photo (corrupt data): part of it may be garbage
+    warnings: tuple[str, ...] = ()
 
     @classmethod
     def empty(cls, image_size: tuple[int, int]) -> Layout:
@@ -114,7 +116,7 @@ class Layout:
         ignored = tuple(Ignored(i.corners_xy * np.float32(factor), i.reason) for i in self.ignored)
         size = (round(self.image_size[0] * factor), round(self.image_size[1] * factor))
         possible = tuple(q * np.float32(factor) for q in self.possible)
-        scaled = Layout(size, cards, ignored, self.timings_ms, possible)
+        scaled = Layout(size, cards, ignored, self.timings_ms, possible, self.warnings)
         for same in ("sets", "uncertain"):  # the same cards: what was found of them holds
             if same in self.__dict__:
                 scaled.__dict__[same] = self.__dict__[same]
@@ -137,7 +139,7 @@ class Layout:
         Cards leave and join the table three at a time, so a real layout holds a multiple of
         three; another count means a card was missed, cut off or taken for a card wrongly.
         """
-        doubts = []
+        doubts = list(self.warnings)
         blank = sum(i.reason == NO_SYMBOLS for i in self.ignored)
         partial = len(self.ignored) - blank
         if partial:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -107,8 +107,17 @@ class CardReader:
             for i, m in enumerate(measured)
         ]
 
-    def read(self, image: np.ndarray, scale: float = 1.0, image_size=None) -> Layout:
-        """Read every card of an image; ``scale`` maps its pixels to the original photo's."""
+    def read(
+        self,
+        image: np.ndarray,
+        scale: float = 1.0,
+        image_size=None,
+        warnings: tuple[str, ...] = (),
+    ) -> Layout:
+        """Read every card of an image; ``scale`` maps its pixels to the original photo's.
+
+        ``warnings`` (from decoding: the picture may be partly garbage) keep the verdict from
+        ``no_set``."""
         image = as_bgr(image)
         total = time.perf_counter()
         measured, ignored, timings, possible = self.measure(image)
@@ -119,13 +128,11 @@ class CardReader:
         readings = [readings[i] for i in order]
         timings["total"] = (time.perf_counter() - total) * 1000
         size = (image.shape[1], image.shape[0])
-        layout = Layout(size, tuple(readings), tuple(ignored), timings, tuple(possible))
+        layout = Layout(size, tuple(readings), tuple(ignored), timings, tuple(possible), warnings)
         layout = layout.scaled(scale)
         if image_size is not None:
-            layout = Layout(
-                tuple(image_size), layout.cards, layout.ignored, timings, layout.possible
-            )
+            layout = replace(layout, image_size=tuple(image_size))
         return layout
 
     def read_photo(self, photo: Photo) -> Layout:
-        return self.read(photo.image, photo.scale, photo.size)
+        return self.read(photo.image, photo.scale, photo.size, photo.warnings)

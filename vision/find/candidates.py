@@ -116,7 +116,7 @@ def _masks(maps: Maps) -> list[tuple[int, np.ndarray, int]]:
         level = float(np.clip(maps.otsu + step, 1, 254))
         _, mask = cv2.threshold(maps.score, level, 255, cv2.THRESH_BINARY)
         masks.append((0 if step == 0 else 1, mask, 0))
-    window = int(LOCAL_WINDOW * max(maps.score.shape)) | 1
+    window = max(3, int(LOCAL_WINDOW * max(maps.score.shape)) | 1)  # OpenCV needs 3 or more
     local = cv2.adaptiveThreshold(
         maps.score, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, window, -LOCAL_RISE
     )

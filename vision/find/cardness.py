@@ -117,7 +117,7 @@ def parse_model(text: str, name: str) -> CardnessModel:
         )
     except FinderModelError:
         raise
-    except (ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError, IndexError):
         raise FinderModelError(f"{name}: not a card finder model") from None
 
 

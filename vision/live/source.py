@@ -1,8 +1,9 @@
 """Frames from a camera, a video file or a stream, with one-line errors when they fail.
 
 A camera (or a live stream) that stops delivering frames is retried for a few seconds
-before giving up: USB cameras and phone streams drop out briefly. The end of a video file is
-simply the end of the frames.
+before giving up: USB cameras and phone streams drop out briefly. A video file's frames that
+cannot be decoded (a damaged file) are skipped and counted in ``problems``, as is a file that
+ends before the frame count it states.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ RETRY_SECONDS = 3.0
 #: Camera numbers above this are refused: OpenCV reads larger ones as a backend code plus a
 #: camera number, and a negative number or one past 32 bits crashes it.
 MAX_CAMERA = 9999
+#: A file whose next this-many frames all fail to decode has ended (or is too damaged to go on).
+MAX_DAMAGED_RUN = 30
+#: A file may end this many frames short of its stated count (containers round it) unnoticed.
+FRAME_COUNT_SLACK = 2
 _RETRY_PAUSE = 0.05
 
 
@@ -75,6 +80,8 @@ class FrameSource:
         self.frame_count = frames if frames > 0 and not live else None
         self._index = 0
         self._start: float | None = None
+        self._damaged: list[int] = []
+        self._ended = False
 
     def read(self) -> Frame | None:
         """The next frame, or None at the end of a file; ``CameraError`` when a live source dies."""
@@ -85,8 +92,11 @@ class FrameSource:
                     f"{self.name}: no frame can be decoded (an incomplete or unsupported video?)"
                 )
             if not self.live:
-                return None
-            image = self._retry()
+                image = self._skip_damaged()
+                if image is None:
+                    return None
+            else:
+                image = self._retry()
         now = self.clock()
         if self._start is None:
             self._start = now
@@ -94,6 +104,40 @@ class FrameSource:
         frame = Frame(self._index, t, self._colour(image))
         self._index += 1
         return frame
+
+    def _skip_damaged(self) -> np.ndarray | None:
+        """The next decodable frame of a file after one that failed, or None at its end; frames
+        that fail before the stated count is reached are counted as damaged."""
+        if self.frame_count is None or self._index >= self.frame_count - FRAME_COUNT_SLACK:
+            self._ended = True
+            return None
+        first = self._index
+        for _ in range(MAX_DAMAGED_RUN):
+            self._index += 1  # the lost frame keeps its place on the video's clock
+            ok, image = self.capture.read()
+            if ok and image is not None:
+                self._damaged.extend(range(first, self._index))
+                return image
+        self._index, self._ended = first, True  # nothing more to decode: the file ends here
+        return None
+
+    @property
+    def problems(self) -> list[str]:
+        """What went wrong reading a file so far, worded for the user (empty when nothing did)."""
+        found = []
+        if self._damaged:
+            first = self._damaged[0]
+            found.append(
+                f"{self.name}: {len(self._damaged)} frame{'s' if len(self._damaged) > 1 else ''}"
+                f" could not be decoded (from frame {first}): a damaged file"
+            )
+        short = self.frame_count is not None and self._ended
+        if short and self._index < self.frame_count - FRAME_COUNT_SLACK:
+            found.append(
+                f"{self.name}: ended at frame {self._index} of the {self.frame_count} it states: "
+                "the rest cannot be decoded"
+            )
+        return found
 
     def _retry(self) -> np.ndarray:
         deadline = self.clock() + self.retry_seconds
