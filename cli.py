@@ -897,7 +897,7 @@ def build_parser() -> argparse.ArgumentParser:
     train = sub.add_parser("train", help="fit the attribute models from shared/data")
     train.add_argument("--data", metavar="DIR", help="the data folder (default ../shared/data)")
     train.add_argument(
-        "--out", metavar="PATH", help="model file to write (default: the shipped one)"
+        "--out", metavar="PATH", help="model file to write (default: the checkout's shipped one)"
     )
     train.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     train.add_argument("--crops-only", action="store_true", help="leave board photos out")

@@ -19,6 +19,17 @@ def module_source(module: str) -> bytes:
     return (resources.files(package) / f"{name}.py").read_bytes().replace(b"\r\n", b"\n")
 
 
+def package_modules(package: str, leave_out: Iterable[str] = ()) -> list[str]:
+    """The names of the installed modules of ``package`` (its ``.py`` files), sorted, without
+    the file names in ``leave_out`` (e.g. ``"__init__.py"``)."""
+    skip = set(leave_out)
+    return sorted(
+        f"{package}.{p.name[:-3]}"
+        for p in resources.files(package).iterdir()
+        if p.name.endswith(".py") and p.name not in skip
+    )
+
+
 def code_fingerprint(modules: Iterable[str], extra: Iterable[bytes] = ()) -> str:
     """The sha256 (hex) of the named modules' source, in the order given, then of ``extra``
     (e.g. a model file the code reads, or a library's version)."""

@@ -53,8 +53,9 @@ def default_data_dir() -> Path:
     )
 
 
-#: Labels we added and corrections to published ones: data shipped with the package.
-LABELS_DIR = Path(__file__).resolve().parent / "labels"
+#: Labels we added and corrections to published ones: data shipped with the package (a package
+#: resource, wherever the package is installed).
+LABELS_DIR = Path(str(files("setvision.vision.learn") / "labels"))
 
 
 def sample_dir() -> Path:

@@ -20,6 +20,7 @@ import numpy as np
 from setvision.vision.find.candidates import make_maps
 from setvision.vision.find.cardness import CardnessModel
 from setvision.vision.find.describe import CONTEXT, FEATURES, with_context
+from setvision.vision.fingerprint import code_fingerprint, package_modules
 from setvision.vision.geometry import contains_point
 from setvision.vision.image import load, resize_long_side
 from setvision.vision.learn.augment import augment_for_finder
@@ -67,15 +68,9 @@ class PhotoSamples:
 def _fingerprint() -> str:
     """Changes with the code and settings that make a photo's samples: the candidate makers
     (the previous finder's included), the features and the labelling (decoding is OpenCV's)."""
-    digest = hashlib.sha1()
-    find = Path(__file__).resolve().parent.parent / "find"
-    for path in sorted(find.glob("*.py")):
-        if path.name not in ("finder.py", "cardness.py", "__init__.py"):
-            digest.update(path.read_bytes())
-    digest.update(repr((POSITIVE_IOU, NEGATIVE_IOU, WORK_LONG_SIDE, PHOTO_SAMPLES)).encode())
-    digest.update(repr(_FOREST).encode())
-    digest.update(cv2.__version__.encode())
-    return digest.hexdigest()[:12]
+    makers = package_modules("setvision.vision.find", ("finder.py", "cardness.py", "__init__.py"))
+    settings = repr((POSITIVE_IOU, NEGATIVE_IOU, WORK_LONG_SIDE, PHOTO_SAMPLES, _FOREST))
+    return code_fingerprint(makers, (settings.encode(), cv2.__version__.encode()))[:12]
 
 
 def _cache_path(kind: str, described: str) -> Path:

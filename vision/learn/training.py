@@ -23,7 +23,7 @@ import numpy as np
 from setvision.solver import ATTRIBUTES, VALUES, Card
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline, find_outlines
-from setvision.vision.fingerprint import code_fingerprint
+from setvision.vision.fingerprint import code_fingerprint, package_modules
 from setvision.vision.image import load
 from setvision.vision.learn.augment import augment
 from setvision.vision.learn.dataset import Board, default_data_dir, load_boards
@@ -117,10 +117,7 @@ SAMPLE_CODE = (
 
 def _code_fingerprint() -> str:
     """Changes whenever the code that turns a photo into features changes."""
-    find = resources.files("setvision.vision.find")
-    finding = sorted(
-        f"setvision.vision.find.{p.name[:-3]}" for p in find.iterdir() if p.name.endswith(".py")
-    )
+    finding = package_modules("setvision.vision.find")
     extra = [cv2.__version__.encode()]
     finder = resources.files("setvision.vision") / "models" / "finder.json"
     if finder.is_file():  # the boards' cards are found with it
