@@ -1,4 +1,5 @@
-"""The game of SET without images: cards, sets, claims and the dealer's rules."""
+"""The game of SET without images: cards (or their text) go in; sets, checked claims, the
+dealer's rules and variants, odds and game replays come out."""
 
 from setvision.solver.cards import ATTRIBUTES, VALUES, Card, parse_card, parse_cards
 from setvision.solver.errors import CardParseError, SetvisionError
