@@ -389,6 +389,7 @@ def test_live_headless_json_reads_a_still_table(capsys):
 @needs_videos
 def test_live_headless_json_ids_hold_and_sets_match_the_cards(capsys):
     records = _live_json(capsys, SETS_VIDEO, 40)
+    assert len(records) == 40
     assert all(len(r["cards"]) >= 6 for r in records[3:])  # new cards show once read twice
     for record in records:
         cards = [parse_card(c["text"]) for c in record["cards"]]

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from setvision.cli import main
+from setvision.solver import ATTRIBUTES
 from setvision.vision.read.classify import (
     FEATURE_CODE,
     ModelError,
@@ -181,7 +182,9 @@ def test_the_shipped_model_loads_and_passes_its_checks(shipped_text, tmp_path):
     rng = np.random.default_rng(0)
     features = [CardFeatures(dict(zip(FEATURE_NAMES, rng.normal(size=len(FEATURE_NAMES)))))
                 for _ in range(4)]  # fmt: skip
-    for attribute, p in shipped.predict(features).items():
+    predicted = shipped.predict(features)
+    assert tuple(predicted) == ATTRIBUTES
+    for attribute, p in predicted.items():
         assert p.shape == (4, 3) and np.isfinite(p).all()
         assert np.allclose(p, again.predict(features)[attribute])
 

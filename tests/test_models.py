@@ -6,7 +6,7 @@ from importlib import resources
 
 import numpy as np
 import pytest
-from setvision.solver import STANDARD
+from setvision.solver import ATTRIBUTES, STANDARD
 from setvision.vision.learn.training import FOREST, Sample, _export_forest, fit_models
 from setvision.vision.read.classify import AttributeModels, ModelError, Tempering, load_models
 from setvision.vision.read.features import FEATURE_NAMES, CardFeatures
@@ -42,7 +42,9 @@ def test_models_round_trip_through_json_and_refitting_is_deterministic():
     assert first.to_json() == again.to_json()
     loaded = AttributeModels.from_json(first.to_json())
     features = [CardFeatures(dict(zip(FEATURE_NAMES, s.vector))) for s in samples[:20]]
-    for attribute, p in first.predict(features).items():
+    predicted = first.predict(features)
+    assert len(features) == 20 and tuple(predicted) == ATTRIBUTES
+    for attribute, p in predicted.items():
         assert np.allclose(p, loaded.predict(features)[attribute], atol=1e-3)
 
 
@@ -79,6 +81,7 @@ def test_the_four_forests_walked_together_predict_as_each_alone():
     features = [CardFeatures(dict(zip(FEATURE_NAMES, rng.normal(size=len(FEATURE_NAMES)))))
                 for _ in range(9)]  # fmt: skip
     together = models.predict(features)
+    assert tuple(models.models) == tuple(together) == ATTRIBUTES
     for attribute, model in models.models.items():
         alone = model.predict_proba(np.stack([f.vector(model.features) for f in features]))
         if models.tempering:
