@@ -17,6 +17,7 @@ from setvision.vision.learn.dataset import LABELS_DIR
 from setvision.vision.learn.find_training import _fingerprint
 
 PACKAGE = Path(setvision.__file__).resolve().parent
+CHECKOUT = Path(__file__).resolve().parent.parent
 SAMPLE_NAMES = {
     "data__ad-hoc__DSC_4870",
     "data__nine-cards-mixed-20161230_192740",
@@ -37,6 +38,24 @@ def test_labels_samples_and_models_come_with_the_imported_package():
     assert {p.stem for p in samples.glob("*.json")} == SAMPLE_NAMES
     models = sorted(p.name for p in (PACKAGE / "vision" / "models").glob("*.json"))
     assert models == ["default.json", "finder.json"]
+
+
+def _checkout_packages(folder: Path, name: str) -> list[str]:
+    """``name`` and every package below ``folder`` (folders with an ``__init__.py``)."""
+    found = [name]
+    for child in sorted(folder.iterdir()):
+        if child.is_dir() and (child / "__init__.py").is_file():
+            found += _checkout_packages(child, f"{name}.{child.name}")
+    return found
+
+
+def test_every_package_of_the_checkout_is_installed():
+    """``pyproject.toml`` lists the packages one by one (the checkout's root is the package):
+    one left out is importable from the checkout but missing from every install."""
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert config["package-dir"] == {"setvision": "."}
+    assert sorted(config["packages"]) == sorted(_checkout_packages(CHECKOUT, "setvision"))
 
 
 def test_bench_without_paths_times_the_bundled_samples(capsys, tmp_path, monkeypatch):
