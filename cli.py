@@ -343,6 +343,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     from setvision.vision.live.source import open_source
 
     _check_live_options(args)
+    game = _live_game(args)
     if not args.no_window and not _has_display():
         raise SetvisionError(
             "no display to open a window on: use --no-window (with --json or --save-video)"
@@ -352,10 +353,14 @@ def cmd_live(args: argparse.Namespace) -> int:
     with open_source(args.camera, args.video) as source:
         sink = VideoSink(args.save_video, source.fps) if args.save_video else nullcontext()
         with sink:
-            if args.no_window:
+            if game is not None and args.no_window:
+                _game_headless(args, source, analyser, sink if args.save_video else None, game)
+            elif args.no_window:
                 _live_headless(args, source, analyser, sink if args.save_video else None, profile)
             else:
-                _live_window(args, source, analyser, sink if args.save_video else None, profile)
+                _live_window(
+                    args, source, analyser, sink if args.save_video else None, profile, game
+                )
     for problem in source.problems:  # a damaged file was read as far as it could be
         print(f"setvision: error: {problem}", file=sys.stderr)
     return EXIT_BAD_INPUT if source.problems else EXIT_OK
@@ -421,7 +426,7 @@ def _live_headless(args: argparse.Namespace, source, analyser, sink, profile) ->
         print(f"{count} frames analysed" + (f"; annotated video: {sink.path}" if sink else ""))
 
 
-def _live_window(args: argparse.Namespace, source, analyser, sink, profile) -> None:
+def _live_window(args: argparse.Namespace, source, analyser, sink, profile, game=None) -> None:
     from setvision.vision.live.session import live_record
     from setvision.vision.live.window import Controls, run_window
 
@@ -429,6 +434,13 @@ def _live_window(args: argparse.Namespace, source, analyser, sink, profile) -> N
         record = live_record(result, source.name, args.reveal, profile.name)
         print(json.dumps(record), flush=True)
 
+    last = [0.0]
+
+    def referee(frame, result) -> None:
+        last[0] = result.t
+        game.update(result)
+
+    on_result = print_record if args.json else None
     run_window(
         source,
         analyser.analyse,
@@ -436,9 +448,62 @@ def _live_window(args: argparse.Namespace, source, analyser, sink, profile) -> N
         out_dir=args.out,
         max_frames=args.max_frames,
         sink=sink,
-        on_result=print_record if args.json else None,
+        on_result=referee if game is not None else on_result,
         profile=profile.name,
+        game=game,
     )
+    if game is not None:
+        _game_end(args, game, last[0])
+
+
+def _live_game(args: argparse.Namespace):
+    """The referee of ``--game`` (None without it); its rules said at the start."""
+    from setvision.app.refereeing import GameOptions, make_game
+    from setvision.solver.referee import event_record, event_text
+
+    if not args.game:
+        if args.players or args.penalty or args.solo or args.opponent or args.claims:
+            raise SetvisionError("--players, --penalty, --solo, --opponent, --claims need --game")
+        return None
+    options = GameOptions(
+        args.players or "1", args.penalty, args.solo, args.opponent, args.seed, args.variant,
+        args.claims,
+    )  # fmt: skip
+    game = make_game(options)
+
+    def show(events) -> None:
+        for event in events:
+            print(json.dumps(event_record(event)) if args.json else event_text(event), flush=True)
+
+    game.listener = show
+    rules = f"players: {', '.join(game.players)}; {game.rules}; variant {args.variant}"
+    print(json.dumps({"event": "rules", "text": rules}) if args.json else rules, flush=True)
+    return game
+
+
+def _game_headless(args: argparse.Namespace, source, analyser, sink, game) -> None:
+    from setvision.vision.live.worker import analysed_frames
+    from setvision.vision.report.overlay import Annotator
+
+    annotator = Annotator(reveal=args.reveal)
+    last = 0.0
+    for frame, result in analysed_frames(
+        source, analyser.analyse, args.max_frames, realtime=source.live
+    ):
+        game.update(result)
+        last = result.t
+        if sink is not None:
+            picture = annotator.annotate(frame.image, result.layout, result.message(args.reveal))
+            sink.write(game.overlay(picture))
+    _game_end(args, game, last)
+
+
+def _game_end(args: argparse.Namespace, game, t: float) -> None:
+    from setvision.solver.referee import summary_record, summary_table
+
+    game.finish(t)
+    summary = game.summary()
+    print(json.dumps(summary_record(summary)) if args.json else summary_table(summary), flush=True)
 
 
 def _bench_live(args: argparse.Namespace) -> int:
@@ -523,12 +588,13 @@ def _print_held_out(report) -> None:
     sent = np.mean([r.fallback for r in results])
     print(
         f"previous finder asked on {sent:.1%} of photos (unexplained paper >= "
-        f"{model.unexplained:g} card, or a candidate in doubt >= {model.recheck:g})"
+        f"{model.unexplained:g} card holding ink >= {model.unexplained_ink:g} card, or a "
+        f"candidate in doubt >= {model.recheck:g})"
     )
     print("recall against the share of photos sent to the previous finder (held out):")
-    for unexplained, recheck, recall, share in report.recheck_options:
+    for unexplained, ink, recheck, recall, share in report.recheck_options:
         if np.isfinite(unexplained) or recheck <= 1:
-            print(f"  unexplained >= {unexplained:g}, doubt >= {recheck:g}: "
+            print(f"  unexplained >= {unexplained:g}, ink >= {ink:g}, doubt >= {recheck:g}: "
                   f"recall {recall:.4f}, sent {share:.1%}")  # fmt: skip
     print("\nper capture session of the new source")
     sessions = [r for r in results if r.group != r.source]
@@ -891,6 +957,25 @@ def build_parser() -> argparse.ArgumentParser:
     live.add_argument("--save-video", metavar="OUT", help="write the annotated stream (.mp4, .avi)")
     live.add_argument("--out", metavar="DIR", default=".", help="where key s saves (default .)")
     live.add_argument("--max-frames", type=int, metavar="N", help="stop after N frames")
+    game = live.add_argument_group("refereeing a game (--game)")
+    game.add_argument("--game", action="store_true", help="referee the game: scores, prompts")
+    game.add_argument("--players", metavar="NAMES", help='"Ann,Bob,Eve" or a number (default 1)')
+    game.add_argument(
+        "--penalty",
+        choices=("lose-set", "sit-out"),
+        help="wrong claim: hand back a set won, or sit out until another finds a set (required "
+        "with two players or more)",
+    )
+    game.add_argument("--solo", action="store_true", help="one player against the clock")
+    game.add_argument("--opponent", choices=("easy", "medium", "hard"), help="play the computer")
+    game.add_argument("--seed", type=int, default=0, help="the computer's dice (default 0)")
+    game.add_argument("--variant", choices=sorted(VARIANTS), default="standard", help="the deck")
+    game.add_argument(
+        "--claims",
+        metavar="NAMES",
+        help='who took each set that leaves the table, in order ("Ann,Bob,table"); without '
+        "it a player key names the taker, a lone player takes all, else the table",
+    )
     _add_reading_options(live)
     live.set_defaults(handler=cmd_live)
 

@@ -2,8 +2,10 @@
 
 Keys: ``h`` cycles the hint level (none, count, one set, all sets), ``space`` freezes the
 picture, ``s`` saves the annotated frame and its JSON, ``c`` shows confidences, ``q`` or Esc
-quits. Clicking three cards checks them as a claimed set. ``Controls`` holds that state and
-is plain logic; ``run_window`` is the loop around HighGUI.
+quits. Clicking three cards checks them as a claimed set. In a refereed game (``--game``) a
+player's key ``1``-``9`` before the three clicks makes the claim that player's, and a player
+key alone names who takes the next three cards to leave the table. ``Controls`` holds that
+state and is plain logic; ``run_window`` is the loop around HighGUI.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import cv2
 import numpy as np
-from setvision.solver import explain
+from setvision.solver import Card, explain
 from setvision.vision.geometry import contains_point
 from setvision.vision.live.output import VideoSink, save_snapshot
 from setvision.vision.live.session import live_record
@@ -24,7 +27,7 @@ from setvision.vision.live.worker import Analyse, AnalysisWorker
 from setvision.vision.report.overlay import REVEALS, Annotator
 
 WINDOW = "setvision live"
-KEY_HELP = "h hints  space freeze  s save  c confidence  q quit"
+KEY_HELP = "h hints  space freeze  s save  c confidence  1-9 player  q quit"
 CLICK_HELP = "click three cards to check a set"
 BAR_RGB = (20, 20, 20)
 VALID_RGB = (90, 230, 90)
@@ -51,6 +54,8 @@ class Controls:
     picked: list[int] = field(default_factory=list)
     claim: str | None = None
     claim_valid: bool = False
+    player: int | None = None  # the player key pressed before a claim (a refereed game)
+    claimed: tuple[int, tuple[int, ...]] | None = None  # (player key, track ids) to referee
 
     def __post_init__(self) -> None:
         if self.reveal not in REVEALS:
@@ -71,6 +76,9 @@ class Controls:
             self.show_confidence = not self.show_confidence
         elif char == "s":
             return "save"
+        elif char in "123456789":
+            self.player = int(char)
+            return "player"
         return None
 
     def click(self, result: LiveLayout, x: float, y: float) -> None:
@@ -101,6 +109,8 @@ class Controls:
             self.picked, self.claim = [], None
             return
         cards = [result.layout.cards[n - 1].card for n in numbers]
+        if self.player is not None:  # a player's claim: the referee judges it
+            self.claimed, self.player = (self.player, tuple(self.picked)), None
         check = explain(*cards)
         self.claim_valid = check.valid
         names = " ".join(str(n) for n in numbers)
@@ -114,13 +124,22 @@ class Controls:
         return Annotator(reveal=self.reveal, show_confidence=self.show_confidence)
 
 
-def draw(frame: Frame, result: LiveLayout | None, controls: Controls, status: str) -> np.ndarray:
-    """The annotated frame over a status bar: the claim checked (or how to), keys, state."""
+def draw(
+    frame: Frame,
+    result: LiveLayout | None,
+    controls: Controls,
+    status: str,
+    overlay: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
+    """The annotated frame over a status bar: the claim checked (or how to), keys, state;
+    ``overlay`` draws on the picture (a game's scoreboard) before the bar is added."""
     image = frame.image
     if result is not None:
         annotator = controls.annotator()
         message = result.message(controls.reveal)
         image = annotator.annotate(image, result.layout, message, controls.highlight(result))
+    if overlay is not None:
+        image = overlay(image)
     claim = (CLICK_HELP, TEXT_RGB)
     if controls.claim:
         claim = (controls.claim, VALID_RGB if controls.claim_valid else INVALID_RGB)
@@ -154,15 +173,17 @@ def run_window(
     on_result: Callable[[Frame, LiveLayout], None] | None = None,
     wait_key: Callable[[int], int] = cv2.waitKey,
     profile: str | None = None,
+    game: GameHooks | None = None,
 ) -> int:
     """Show the source until it ends, ``max_frames`` are read, or the player quits.
 
     Returns the number of frames analysed. A video file plays at its own speed; analysis
     runs on a worker thread and skips frames when it falls behind. ``on_result`` hears of
     each new result; ``wait_key`` (``cv2.waitKey``) can be scripted in tests; ``profile``
-    (the calibration profile ``analyse`` reads with) is named in saved records.
+    (the calibration profile ``analyse`` reads with) is named in saved records; ``game``
+    (a refereed game) hears of player keys and claims and draws its scoreboard.
     """
-    window = _Window(source, controls, out_dir, sink, notify, on_result, wait_key, profile)
+    window = _Window(source, controls, out_dir, sink, notify, on_result, wait_key, profile, game)
     cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL | cv2.WINDOW_KEEPRATIO | cv2.WINDOW_GUI_NORMAL)
     cv2.setMouseCallback(WINDOW, window.mouse)
     try:
@@ -184,6 +205,7 @@ class _Window:
     on_result: Callable[[Frame, LiveLayout], None] | None
     wait_key: Callable[[int], int]
     profile: str | None = None
+    game: GameHooks | None = None
     clicks: list[tuple[int, int]] = field(default_factory=list)
 
     def mouse(self, event: int, x: int, y: int, *_) -> None:
@@ -215,8 +237,11 @@ class _Window:
                     if shown[1] is not None:
                         controls.click(shown[1], x, y)
                 self.clicks.clear()
+                if self.game is not None and controls.claimed is not None and shown[1]:
+                    self._claim(shown[1])
                 rate = worker.analysed / max(time.monotonic() - started, 1e-6)
-                canvas = draw(shown[0], shown[1], controls, f"{rate:4.1f} analysed/s")
+                overlay = self.game.overlay if self.game is not None else None
+                canvas = draw(shown[0], shown[1], controls, f"{rate:4.1f} analysed/s", overlay)
                 picture = canvas[: shown[0].image.shape[0]]
                 if self.sink is not None and not controls.frozen:
                     self.sink.write(picture)
@@ -232,13 +257,34 @@ class _Window:
                     break
                 if action == "save" and shown[1] is not None:
                     self._save(shown[0], shown[1], picture)
+                if action == "player" and self.game is not None:
+                    self.game.arm(shown[0].t, controls.player)
             return worker.analysed
+
+    def _claim(self, result: LiveLayout) -> None:
+        """Hand the player's three picked cards to the referee, by identity."""
+        number, track_ids = self.controls.claimed
+        self.controls.claimed = None
+        by_track = dict(zip(result.track_ids, result.layout.cards))
+        cards = [by_track[t].card for t in track_ids if t in by_track]
+        if len(cards) == 3:
+            self.game.claim(result.t, number, cards)
 
     def _save(self, frame: Frame, result: LiveLayout, picture: np.ndarray) -> None:
         record = live_record(result, self.source.name, self.controls.reveal, self.profile)
         stem = f"setvision-live-{frame.index:06d}"
         saved = save_snapshot(self.out_dir, stem, picture, record)
         self.notify(f"saved {saved[0]} and {saved[1]}")
+
+
+class GameHooks(Protocol):
+    """What the window asks of a refereed game."""
+
+    def arm(self, t: float, number: int) -> None: ...
+
+    def claim(self, t: float, number: int, cards: list[Card]) -> None: ...
+
+    def overlay(self, image: np.ndarray) -> np.ndarray: ...
 
 
 def _fit_window(canvas: np.ndarray) -> None:
