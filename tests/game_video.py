@@ -128,3 +128,35 @@ def write_game_video(path: Path, steps: list[Step], crops: dict) -> float:
         hold(compose(background, slots, crops), HOLD if find_sets(table) else QUIET)
     writer.release()
     return frames / FPS
+
+
+def window_picture(video: Path, seconds: float, reader) -> np.ndarray:
+    """The window as it shows the refereed game ``seconds`` into ``video`` (``window.draw``)."""
+    from setvision.app.refereeing import GameOptions, make_game
+    from setvision.vision.live.session import LiveAnalyser
+    from setvision.vision.live.source import open_video
+    from setvision.vision.live.window import Controls, draw
+
+    game = make_game(GameOptions("Ann,Bob,Eve", "lose-set"))
+    analyser = LiveAnalyser(reader)
+    with open_video(str(video)) as source:
+        for frame in source:
+            result = analyser.analyse(frame)
+            game.update(result)
+            if frame.t >= seconds:
+                break
+    return draw(frame, result, Controls(), "10.0 analysed/s", game.overlay)
+
+
+if __name__ == "__main__":  # python tests/game_video.py docs/game-night.png
+    import sys
+    import tempfile
+
+    from game_script import scripted_game
+    from setvision.calibration.profiles import reader_for
+
+    reader = reader_for()
+    with tempfile.TemporaryDirectory() as folder:
+        clip = Path(folder) / "game.avi"
+        write_game_video(clip, scripted_game(), choose_crops(reader))
+        cv2.imwrite(sys.argv[1], window_picture(clip, 4.8, reader))
