@@ -2,9 +2,10 @@
 
 Each card is a crop from ``../shared/data/cards``, chosen by running the reader: crops of
 one source are laid out as a board the way the video lays them, and a card's crop is one
-that board read right and confidently (sources tried in turn until all 81 cards have one).
-Frames are 800x528 at 10 frames/s, a still camera over a wooden table: 3 rows of 7 places;
-a hand (a skin-coloured blot) passes over cards for a moment before they are taken.
+that board read right and confidently; as at a real table one deck is used (the source whose
+boards read most cards right), others only filling in. Frames are 800x528 at 10 frames/s, a
+still camera over a grained wooden table: 3 rows of 7 places; a hand (a skin-coloured blot)
+rests on cards for a moment before they are taken, leaving the table's own grain.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ COLUMNS = 7
 SIZE = (COLUMNS * (CARD_W + GAP_X) + GAP_X, 3 * (CARD_H + GAP_Y) + GAP_Y)  # (800, 528)
 FPS = 10
 SOURCES = ("antingshen/Set-Solver", "Webrewthebestbeer1/set-solver", "tomwhite/set-game")
-HOLD, QUIET, HAND = 8, 16, 2  # frames per table, per table that must be read as "no set", hand
+HOLD, QUIET, HAND = 5, 16, 2  # frames per table, per table that must be read as "no set", hand
 
 
 def table_texture(seed: int = 0) -> np.ndarray:
@@ -62,19 +63,24 @@ def compose(background: np.ndarray, slots, crops: dict) -> np.ndarray:
 
 def choose_crops(reader) -> dict[Card, np.ndarray]:
     """A crop per card that live analysis reads right and confidently laid out as in the video
-    (a board of one source held still for a few frames)."""
+    (a board of one source held still for a few frames).
+
+    As a real game is played with one deck, the crops come from one source (the one whose
+    boards read most cards right); other sources fill in only cards it lacks. Crops of several
+    sources mixed on one table read worse than on their own boards: the reader's per-photo
+    calibration sees a table of two decks under two lights."""
     from setvision.vision.live.session import LiveAnalyser
     from setvision.vision.live.source import Frame
 
     with open(DATA / "cards.csv") as handle:
         rows = list(csv.DictReader(handle))
     background = table_texture()
-    chosen: dict[Card, np.ndarray] = {}
+    by_source: dict[str, dict[Card, np.ndarray]] = {}
     for source in SOURCES:
-        todo = {}
+        todo, chosen = {}, {}
         for row in rows:
             card = parse_card(f"{row['number']}-{row['color']}-{row['shading']}-{row['shape']}")
-            if row["source"] == source and card not in chosen and card not in todo:
+            if row["source"] == source and card not in todo:
                 todo[card] = _crop(DATA / row["file"])
         cards = list(todo)
         for start in range(0, len(cards), SLOTS):
@@ -88,12 +94,14 @@ def choose_crops(reader) -> dict[Card, np.ndarray]:
                 slot = int(np.argmin(np.linalg.norm(centres - reading.centre, axis=1)))
                 if reading.card == batch[slot] and reading.confident:
                     chosen[batch[slot]] = todo[batch[slot]]
-        if len(chosen) == 81:
-            break
-    return chosen
+        by_source[source] = chosen
+    crops: dict[Card, np.ndarray] = {}
+    for chosen in sorted(by_source.values(), key=len, reverse=True):
+        crops.update((card, crop) for card, crop in chosen.items() if card not in crops)
+    return crops
 
 
-def _hand(image: np.ndarray, slots, cards) -> np.ndarray:
+def hand_over(image: np.ndarray, slots, cards) -> np.ndarray:
     """Fingers on the cards about to be taken: a skin-coloured blot on each."""
     picture = image.copy()
     for slot, card in enumerate(slots):
@@ -122,7 +130,7 @@ def write_game_video(path: Path, steps: list[Step], crops: dict) -> float:
     hold(background, HOLD)
     for step in steps:
         if step.action in ("take", "wrong"):
-            hold(_hand(compose(background, slots, crops), slots, step.cards), HAND)
+            hold(hand_over(compose(background, slots, crops), slots, step.cards), HAND)
         slots = step.slots
         table = [c for c in slots if c is not None]
         hold(compose(background, slots, crops), HOLD if find_sets(table) else QUIET)

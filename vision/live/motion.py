@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from scipy.ndimage import maximum_filter
 from setvision.vision.geometry import long_side_first
 from setvision.vision.image import resize_long_side
 
@@ -86,6 +87,52 @@ def loose_paper(small: np.ndarray, quads: list[np.ndarray]) -> float:
         grown = centre + (quad - centre) * 1.15
         cv2.fillConvexPoly(paper.view(np.uint8), np.round(grown).astype(np.int32), 0)
     return float(paper.mean())
+
+
+#: Lab bins (lightness, a, b) of the table's colours: coarse in lightness, so shade and grain
+#: fall in few bins, finer in colour.
+TABLE_BINS = (8, 16, 16)
+#: The table's colours are the most common bins holding this share of its pixels (so a stray
+#: object outside the cards does not count as table), widened by one bin each way.
+TABLE_SHARE = 0.97
+
+
+def table_colours(small: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    """Which Lab bins (``TABLE_BINS``) the table shows outside ``quads`` (``small``'s pixels,
+    grown a little): a boolean array; all False when no table is seen."""
+    mask = np.full(small.shape[:2], 255, np.uint8)
+    for quad in quads:
+        quad = np.asarray(quad, np.float32)
+        centre = quad.mean(axis=0)
+        grown = centre + (quad - centre) * 1.15
+        cv2.fillConvexPoly(mask, np.round(grown).astype(np.int32), 0)
+    counts = _lab_histogram(small, mask)
+    total = float(counts.sum())
+    if total == 0:
+        return np.zeros(TABLE_BINS, bool)
+    order = np.argsort(counts, axis=None)[::-1]
+    kept = int(np.searchsorted(np.cumsum(counts.flat[order]), TABLE_SHARE * total)) + 1
+    colours = np.zeros(counts.size, bool)
+    colours[order[:kept]] = True
+    return maximum_filter(colours.reshape(TABLE_BINS), size=3)
+
+
+def table_share(small: np.ndarray, quad: np.ndarray, colours: np.ndarray) -> float:
+    """The share of the inner part of ``quad`` (``small``'s pixels) whose colour is the
+    table's (``table_colours``): near 1 where a card was taken and the table shows."""
+    quad = np.asarray(quad, np.float32)
+    centre = quad.mean(axis=0)
+    inner = centre + (quad - centre) * 0.8  # the card's edge may blur into the table
+    mask = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 255)
+    counts = _lab_histogram(small, mask)
+    total = float(counts.sum())
+    return float(counts[colours].sum()) / total if total else 0.0
+
+
+def _lab_histogram(small: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    return cv2.calcHist([lab], [0, 1, 2], mask, list(TABLE_BINS), [0, 256] * 3)
 
 
 def likeness(a: np.ndarray, b: np.ndarray) -> float:

@@ -32,6 +32,8 @@ from setvision.vision.live.motion import (
     apply_homography,
     likeness,
     loose_paper,
+    table_colours,
+    table_share,
     thumbnail,
     work_copy,
 )
@@ -59,6 +61,8 @@ class LiveSettings:
     inside_fraction: float = 0.6  # a card this much less inside the frame than when read left
     min_points: int = 6  # a card followed by fewer flow points is given new ones
     new_paper: float = 0.005  # new card-like paper (share of the frame) that calls detection
+    bare_above: float = 0.9  # share of a card's place in the table's colours once it was taken
+    covered_frames: int = 30  # a card unreadable under a still new look this long is gone
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class _CardView:
     inside: float  # the share of the card inside the frame
     changed: np.ndarray | None = None
     changed_frames: int = 0
+    asked: bool = False  # detection was asked for since the look changed so
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,7 @@ class _Pending:
 
     outline: Outline
     track_id: int | None
-    reason: str  # "new" | "changed" | "refresh"
+    reason: str  # "new" | "changed" (found by detection) | "check" (not found) | "refresh"
     thumb: np.ndarray
 
 
@@ -113,6 +118,7 @@ class LiveAnalyser:
         self._loose_before: float | None = None
         self._ignored: tuple[Ignored, ...] = ()
         self._rejected: list[Ignored] = []  # outlines found unreadable at the last detection
+        self._table: np.ndarray | None = None  # the table's colours (``table_colours``)
 
     def analyse(self, frame: Frame) -> LiveLayout:
         """The table at this frame (frames must come in order; some may be skipped)."""
@@ -132,20 +138,27 @@ class LiveAnalyser:
         due = self._since_detection + 1 >= every or self._detect_soon
         confirmed: set[int] = set()
         pending: list[_Pending] = []
+        detected: set[int] | None = None  # the tracks detection found, on a detection frame
         if due:
             mark = time.perf_counter()
             pending += self._detect(work, confirmed)
+            detected = set(confirmed)
             timings["detect"] = _ms(mark)
             self._since_detection, self._detect_soon = 0, False
         else:
             self._since_detection += 1
-        pending += self._check_looks(work, confirmed, refresh=not due)
+        pending += self._check_looks(work, confirmed, detected)
         if due:
             for track_id in self.tracker.detected(confirmed):
                 self._forget(track_id)
+            tracks = self.tracker.tracks.values()
             self._quiet = not any(p.reason == "new" for p in pending) and all(
-                t.misses == 0 and t.settled for t in self.tracker.tracks.values()
+                t.misses == 0 and t.settled for t in tracks
             )
+            if all(t.settled for t in tracks):  # no hand over a card: what shows is the table
+                quads = [t.corners_xy for t in tracks] + [i.corners_xy for i in self._ignored]
+                quads += [p.outline.corners_xy for p in pending]
+                self._table = table_colours(work.small, [q * work.factor for q in quads])
         mark = time.perf_counter()
         self._read(work, pending)
         timings["read"] = _ms(mark)
@@ -236,10 +249,23 @@ class LiveAnalyser:
         centre = tuple(np.asarray(corners_xy).mean(axis=0))
         return any(contains_point(t.corners_xy, centre) for t in self.tracker.tracks.values())
 
-    def _check_looks(self, work: _Work, confirmed: set[int], refresh: bool) -> list[_Pending]:
-        """Compare each card with its look when read: changed ones (and a few old ones) to read."""
+    def _check_looks(
+        self, work: _Work, confirmed: set[int], detected: set[int] | None
+    ) -> list[_Pending]:
+        """Compare each card with its look when read: changed ones (and a few old ones) to read.
+
+        A card whose new look holds waits for the next detection (asked for at once): found
+        there, it is read again as it is (``changed``: it may be another card now); not found
+        where the table's own colours show, it was taken and its track goes; not found and not
+        bare (a hand over it), it is only checked (``check``: still the same card?), and stays
+        until detection has missed it ``Tracker.max_misses`` times. Bare table can read as a
+        card, so no reading alone keeps a card whose place detection does not vouch for; and a
+        card unreadable where no bare table shows (covered) stays, unsettled, for
+        ``covered_frames``.
+        """
         settings = self.settings
-        pending, unshown, stale = [], [], []
+        refresh = detected is None
+        pending, unshown, stale, gone = [], [], [], []
         for track_id, track in self.tracker.tracks.items():
             view = self._views[track_id]
             thumb = work.thumb(track.corners_xy)
@@ -252,7 +278,7 @@ class LiveAnalyser:
                 elif self._worth_refreshing(track, work.index):
                     stale.append((track.last_read, _Pending(outline, track_id, "refresh", thumb)))
             if like >= settings.changed_below:
-                view.changed, view.changed_frames = None, 0
+                view.changed, view.changed_frames, view.asked = None, 0, False
                 if not track.settled:
                     self.tracker.resettle(track_id)
                 continue
@@ -261,14 +287,34 @@ class LiveAnalyser:
             if view.changed is not None and likeness(view.changed, thumb) >= settings.same_above:
                 view.changed_frames += 1
             else:
-                view.changed, view.changed_frames = thumb, 1
-            if view.changed_frames >= settings.hold_frames:
+                view.changed, view.changed_frames, view.asked = thumb, 1, False
+            if view.changed_frames < settings.hold_frames:
+                continue
+            if detected is None:  # wait for detection's word
+                if not view.asked:
+                    self._detect_soon, view.asked = True, True
+            elif track_id in detected:
                 pending.append(_Pending(outline, track_id, "changed", thumb))
+            elif self._bare(work, track.corners_xy):
+                gone.append(track_id)
+            else:
+                pending.append(_Pending(outline, track_id, "check", thumb))
+        for track_id in gone:
+            self._drop(track_id)
         pending += unshown[: settings.confirms_per_frame]
         if refresh:
             stale.sort(key=lambda item: item[0])  # the longest unread first
             pending += [p for _, p in stale[: settings.rereads_per_frame]]
         return pending
+
+    def _bare(self, work: _Work, corners_xy: np.ndarray) -> bool:
+        """Whether a card's place shows bare table: no detail at all, or the table's colours."""
+        if not work.thumb(corners_xy).any():
+            return True
+        if self._table is None:
+            return False
+        share = table_share(work.small, corners_xy * work.factor, self._table)
+        return share >= self.settings.bare_above
 
     def _worth_refreshing(self, track: Track, frame: int) -> bool:
         """A new view (the camera moved), or an unsure card with room for more votes."""
@@ -292,7 +338,10 @@ class LiveAnalyser:
             elif item.reason == "new":
                 ignored.append(found)
                 self._rejected.append(found)
-            elif item.reason == "changed":  # no card where one lay: it was taken
+            elif item.track_id in self._views and (
+                self._bare(work, item.outline.corners_xy)
+                or self._views[item.track_id].changed_frames >= self.settings.covered_frames
+            ):  # no card where one lay: it was taken (else a hand is over it: wait)
                 self._drop(item.track_id)
                 self._detect_soon = True
         self._ignored = tuple(ignored)
@@ -310,6 +359,8 @@ class LiveAnalyser:
                 self._views[track_id] = _CardView(item.thumb, measured, inside)
             elif item.track_id in self.tracker.tracks:
                 track = self.tracker.tracks[item.track_id]
+                if item.reason == "check" and _identity(reading) != track.card:
+                    continue  # another card, or something read as one: detection is to tell
                 swapped = item.reason == "changed" and _identity(reading) != track.card
                 self.tracker.vote(item.track_id, reading.probabilities, work.index, swapped)
                 inside = _inside(track.corners_xy, work.image.shape)
