@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from setvision.cli import main
 from setvision.solver import find_sets
+from setvision.vision.find import finder
 from setvision.vision.find.cardness import CardnessModel, FinderModelError, parse_model
 from setvision.vision.find.describe import FEATURES
 from setvision.vision.find.finder import Found, find_cards
@@ -25,6 +26,39 @@ from setvision.vision.learn.find_eval import (
     score_found,
 )
 from setvision.vision.read.classify import ForestModel
+
+# --- paper the cards found leave: exact areas ------------------------------------------------
+
+PAPER_SIZE = (100, 150)  # the paper mask (rows, columns): 4 work pixels a side each
+
+
+def _paper_with(*rectangles: tuple[int, int, int, int]) -> np.ndarray:
+    paper = np.zeros(PAPER_SIZE, np.uint8)
+    for x, y, w, h in rectangles:
+        paper[y : y + h, x : x + w] = 1
+    return paper
+
+
+def test_paper_left_counts_regions_and_the_symbol_ink_inside_them():
+    found = np.float32([[[120, 240], [200, 240], [200, 360], [120, 360]]])  # 80x120 work px
+    # a missed card (20x30 blocks: one typical card) printed with two 6x3 symbols, a blank
+    # sheet four cards large and a scrap of half a card; the found card's own symbol and the
+    # wooden table's colour are covered, or too large to be print
+    paper = _paper_with((10, 10, 20, 30), (60, 10, 40, 60), (80, 80, 20, 15), (30, 60, 20, 30))
+    ink = np.zeros(PAPER_SIZE, np.uint8)
+    ink[15:21, 14:17] = ink[15:21, 22:25] = 1  # the missed card's symbols
+    ink[70:76, 38:41] = 1  # a symbol of the card found (inside its quad)
+    ink[:, 120:] = 1  # the table beside everything: coloured, but no symbol
+    left = finder.paper_left(paper, ink, found, at_least=0.5)
+    assert left.areas.tolist() == [1.0, 4.0, 0.5]
+    assert left.inks.tolist() == [pytest.approx(36 * 16 / (80 * 120)), 0.0, 0.0]
+    assert finder.unexplained(paper, ink, found, 0.5, 0.05)  # the missed card holds print
+    blank = ink.copy()
+    blank[15:21, 14:25] = 0
+    assert not finder.unexplained(paper, blank, found, 0.5, 0.05)  # blank paper only
+    assert finder.unexplained(paper, blank, found, 0.5, 0.0)  # unless no print is asked for
+    assert not finder.unexplained(paper, ink, found, float("inf"), 0.0)
+
 
 # --- drawn cards: exact geometry ------------------------------------------------------------
 

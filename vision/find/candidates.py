@@ -44,6 +44,9 @@ MAKERS = ("otsu", "level", "local", "edges", "previous")
 PREVIOUS = MAKERS.index("previous")
 #: The paper mask kept to judge what the cards found leave unexplained is this much smaller.
 PAPER_SHRINK = 4
+#: Printed ink (a symbol's colour) stands this far above the paper's typical chroma (levels of
+#: 255): a blank sheet, a bed or a wall shows none, a missed card does.
+INK_RISE = 25
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,18 @@ class Maps:
         size = (max(1, width // PAPER_SHRINK), max(1, height // PAPER_SHRINK))
         small = cv2.resize(self.score, size, interpolation=cv2.INTER_AREA)
         return (small > self.otsu).astype(np.uint8)
+
+    def ink(self) -> np.ndarray:
+        """Where coloured ink is printed (chroma ``INK_RISE`` above the paper's median), as the
+        paper mask's blocks holding any: thin outlines of open symbols count too."""
+        height, width = self.score.shape
+        size = (max(1, width // PAPER_SHRINK), max(1, height // PAPER_SHRINK))
+        sampled = self.chroma[::PAPER_SHRINK, ::PAPER_SHRINK][
+            self.score[::PAPER_SHRINK, ::PAPER_SHRINK] > self.otsu
+        ]
+        level = (float(np.median(sampled)) if sampled.size else 0.0) + INK_RISE
+        _, ink = cv2.threshold(self.chroma, min(level, 254.0), 255, cv2.THRESH_BINARY)
+        return (cv2.resize(ink, size, interpolation=cv2.INTER_AREA) > 0).astype(np.uint8)
 
 
 @dataclass

@@ -41,6 +41,9 @@ class CardnessModel:
     #: from held-out photos; see ``vision.learn.find_training.choose_recheck``)
     unexplained: float = 0.4
     recheck: float = 0.2
+    #: ... and that paper holds at least this share of a typical card's area in coloured ink
+    #: (symbols: a card missed, not a blank sheet)
+    unexplained_ink: float = 0.0
     #: the second look, over ``FEATURES`` and ``CONTEXT`` (None: the first look decides)
     context_forest: ForestModel | None = None
 
@@ -69,6 +72,7 @@ class CardnessModel:
                 "doubt": self.doubt,
                 "unexplained": self.unexplained if np.isfinite(self.unexplained) else None,
                 "recheck": self.recheck,
+                "unexplained_ink": self.unexplained_ink,
                 "work_long_side": self.work_long_side,
                 "trained_on": self.trained_on,
                 "forest": self.forest.to_dict(),
@@ -102,6 +106,7 @@ def parse_model(text: str, name: str) -> CardnessModel:
             and float(data["recheck"]) > 0.0
             and (data["unexplained"] is None or float(data["unexplained"]) > 0)
             and 64 <= int(data["work_long_side"]) <= 4096
+            and 0.0 <= float(data.get("unexplained_ink", 0.0)) < 10.0
         )
         if not valid:
             raise FinderModelError(f"{name}: the finder model's arrays do not fit together")
@@ -113,7 +118,8 @@ def parse_model(text: str, name: str) -> CardnessModel:
             float(data["doubt"]),
             float("inf") if data["unexplained"] is None else float(data["unexplained"]),
             float(data["recheck"]),
-            context_forest,
+            unexplained_ink=float(data.get("unexplained_ink", 0.0)),
+            context_forest=context_forest,
         )
     except FinderModelError:
         raise

@@ -30,6 +30,9 @@ from setvision.vision.image import resize_long_side
 
 #: Two accepted candidates overlapping by more than this share of the smaller are one card.
 SAME_CARD = 0.3
+#: Spots of coloured ink up to this share of a typical card can be a symbol's print; larger
+#: ones are the table between cards.
+SYMBOL_SPOT = 0.5
 
 
 @dataclass(frozen=True)
@@ -90,33 +93,75 @@ def _to_image(quads: np.ndarray, image: np.ndarray, factor: float) -> np.ndarray
     return snap_sides(image, quads / factor, 3.0 / factor) if len(quads) else quads
 
 
-def unexplained(paper: np.ndarray, quads: np.ndarray, min_share: float) -> bool:
-    """Whether paper (a mask ``PAPER_SHRINK`` times smaller than the work image) is left that
-    the card quads (work pixels) do not cover: a region at least ``min_share`` of a typical
-    card found (or of the smallest card looked for, when none was)."""
-    if not np.isfinite(min_share):
-        return False
+@dataclass(frozen=True)
+class PaperLeft:
+    """Paper the cards found do not cover: each region's area and the coloured ink inside its
+    outline (symbols are holes in paper), both in typical card areas."""
+
+    areas: np.ndarray
+    inks: np.ndarray
+
+
+def paper_left(paper: np.ndarray, ink: np.ndarray, quads: np.ndarray, at_least: float) -> PaperLeft:
+    """The regions of ``paper`` (a mask ``PAPER_SHRINK`` times smaller than the work image) that
+    the card ``quads`` (work pixels) leave, of at least ``at_least`` typical cards (the median
+    quad, or the smallest card looked for when none was found); ``ink`` as ``Maps.ink``."""
     mask = paper.copy()
+    covered = np.zeros_like(paper)
     scaled = [np.round(q / PAPER_SHRINK).astype(np.int32) for q in quads]
     if scaled:
-        cv2.fillPoly(mask, scaled, 0)
-        cv2.polylines(mask, scaled, True, 0, 2)
+        for target, value in ((mask, 0), (covered, 1)):
+            cv2.fillPoly(target, scaled, value)
+            cv2.polylines(target, scaled, True, value, 2)
         typical = float(np.median([cv2.contourArea(q.astype(np.float32)) for q in quads]))
     else:
-        typical = MIN_AREA_SHARE * paper.size * PAPER_SHRINK**2 / min_share
+        typical = MIN_AREA_SHARE * paper.size * PAPER_SHRINK**2
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-    areas = stats[1:, cv2.CC_STAT_AREA] * PAPER_SHRINK**2
-    return bool((areas >= min_share * typical).any())
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    areas = stats[1:, cv2.CC_STAT_AREA] * PAPER_SHRINK**2 / typical
+    large = np.nonzero(areas >= at_least)[0]
+    inks = np.zeros(len(large))
+    if not len(large):
+        return PaperLeft(areas[large], inks)
+    # symbols are small spots of ink on paper; coloured spots the size of a card or more are
+    # the table (wood, a cloth) seen between or around the cards
+    free_ink = ink & (1 - covered)
+    _, spot_labels, spot_stats, _ = cv2.connectedComponentsWithStats(free_ink, connectivity=8)
+    small = spot_stats[:, cv2.CC_STAT_AREA] * PAPER_SHRINK**2 <= SYMBOL_SPOT * typical
+    small[0] = False
+    symbol_ink = small[spot_labels].astype(np.uint8)
+    for k, label in enumerate(large):
+        outline, _ = cv2.findContours(
+            (labels == label + 1).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+        )
+        inside = np.zeros_like(paper)
+        cv2.drawContours(inside, outline, -1, 1, cv2.FILLED)
+        inks[k] = np.count_nonzero(symbol_ink & inside) * PAPER_SHRINK**2 / typical
+    return PaperLeft(areas[large], inks)
+
+
+def unexplained(
+    paper: np.ndarray, ink: np.ndarray, quads: np.ndarray, min_share: float, min_ink: float
+) -> bool:
+    """Whether the card ``quads`` leave a region of paper of at least ``min_share`` typical
+    cards holding at least ``min_ink`` of a typical card's area in coloured ink."""
+    if not np.isfinite(min_share):
+        return False
+    left = paper_left(paper, ink, quads, min_share)
+    return bool((left.inks >= min_ink).any())
 
 
 def needs_previous(
-    paper: np.ndarray, judged: list[Judged], chosen: list[Judged], model: CardnessModel
+    maps_paper: np.ndarray,
+    maps_ink: np.ndarray,
+    judged: list[Judged],
+    chosen: list[Judged],
+    model: CardnessModel,
 ) -> bool:
     """Whether the fast makers leave something to look at again: paper the ``chosen`` cards do
     not explain, or a candidate in doubt beside them."""
     quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
-    if unexplained(paper, quads, model.unexplained):
+    if unexplained(maps_paper, maps_ink, quads, model.unexplained, model.unexplained_ink):
         return True
     return any(j.probability >= model.recheck for j in _doubtful(judged, chosen, model))
 
@@ -137,7 +182,7 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     maps = make_maps(small)
     judged = judge(maps, model, dedupe(find_candidates(maps)))
     chosen = select(judged, model.accept)
-    if needs_previous(maps.paper(), judged, chosen, model):
+    if needs_previous(maps.paper(), maps.ink(), judged, chosen, model):
         judged = judge(maps, model, previous_candidates(small), known=judged)
         chosen = select(judged, model.accept)
     quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)

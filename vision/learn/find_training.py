@@ -20,6 +20,7 @@ import numpy as np
 from setvision.vision.find.candidates import make_maps
 from setvision.vision.find.cardness import CardnessModel
 from setvision.vision.find.describe import CONTEXT, FEATURES, with_context
+from setvision.vision.find.finder import PaperLeft
 from setvision.vision.fingerprint import code_fingerprint, package_modules
 from setvision.vision.geometry import contains_point
 from setvision.vision.image import load, resize_long_side
@@ -39,6 +40,8 @@ ACCEPT = 0.5
 #: typical card; inf: never) and the probability of a doubtful candidate (above 1: never).
 RECHECK_UNEXPLAINED = (0.4, 0.7, 1.0, 1.5, 2.5, float("inf"))
 RECHECK_DOUBT = (0.1, 0.2, 0.3, 0.4, 1.01)
+#: ... and the coloured ink that paper must hold (share of a typical card's area; 0: any paper).
+RECHECK_INK = (0.0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12)
 #: Recall (share of cards) given up at most to send fewer photos to the previous finder: none
 #: (a card missed can turn a table's answer; time is the price).
 RECHECK_RECALL_SLACK = 0.0
@@ -47,7 +50,7 @@ RECHECK_RECALL_SLACK = 0.0
 #: The forest's settings (besides its size and seed).
 _FOREST = {"min_samples_leaf": 3, "max_depth": 16, "class_weight": "balanced_subsample"}
 #: Bumped when what a photo's samples hold, or how they are labelled, changes.
-PHOTO_SAMPLES = 3
+PHOTO_SAMPLES = 4
 
 
 @dataclass
@@ -62,6 +65,7 @@ class PhotoSamples:
     quads: np.ndarray  # (n, 4, 2) the candidates in work pixels
     to_original: float  # work pixels to the labels' pixels
     paper: np.ndarray  # the work image's paper mask (``Maps.paper``)
+    ink: np.ndarray  # where coloured ink is printed, at the paper mask's size (``Maps.ink``)
     copy: str = ""  # the change of camera or light applied to the photo ("" for none)
 
 
@@ -139,7 +143,7 @@ def photo_samples(
         truth.file, truth.source, truth.group,
         np.array(features, np.float32).reshape(-1, len(FEATURES)), np.array(labels, np.int8),
         np.array([c.quad for c in candidates], np.float32).reshape(-1, 4, 2),
-        photo.scale / factor, maps.paper(), copy,
+        photo.scale / factor, maps.paper(), maps.ink(), copy,
     )  # fmt: skip
 
 
@@ -279,10 +283,30 @@ def held_out_second_looks(
     return results
 
 
-def judged_result(truth: FindTruth, held: HeldOut, model: CardnessModel) -> FindResult:
-    """One photo's result as ``find_cards`` would give it with ``model``'s decision levels."""
+@dataclass(frozen=True)
+class SentOrNot:
+    """One held-out photo judged both ways (the fast makers alone; with the previous finder
+    too), and what decides whether it is sent: the paper left and the likeliest doubt."""
+
+    fast: FindResult
+    both: FindResult
+    left: PaperLeft
+    doubt: float
+
+    def sent(self, model: CardnessModel) -> bool:
+        unexplained = bool(
+            (
+                (self.left.areas >= model.unexplained) & (self.left.inks >= model.unexplained_ink)
+            ).any()
+        )
+        return unexplained or self.doubt >= model.recheck
+
+
+def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNot:
+    """One photo's results as ``find_cards`` would give them, sent or not (``model``'s
+    acceptance and doubt levels)."""
     from setvision.vision.find.candidates import Candidate
-    from setvision.vision.find.finder import Judged, needs_previous, select
+    from setvision.vision.find.finder import Judged, _doubtful, paper_left, select
 
     photo = held.photo
     fast = photo.features[:, FEATURES.index("maker_previous")] < 0.5
@@ -293,15 +317,19 @@ def judged_result(truth: FindTruth, held: HeldOut, model: CardnessModel) -> Find
             for q, f, p in zip(photo.quads[rows], photo.features[rows], probability)
         ]
 
+    def result(chosen: list[Judged], sent: bool) -> FindResult:
+        quads = [j.candidate.quad * photo.to_original for j in chosen]
+        found, false = score_found(truth, quads)
+        return FindResult(truth.file, truth.source, truth.group, truth.labelled, found,
+                          len(quads), false, 0.0, fallback=sent)  # fmt: skip
+
     candidates = judged(fast, held.fast)
     chosen = select(candidates, model.accept)
-    sent = needs_previous(photo.paper, candidates, chosen, model)
-    if sent:
-        chosen = select(judged(np.ones(len(fast), bool), held.all), model.accept)
-    quads = [j.candidate.quad * photo.to_original for j in chosen]
-    found, false = score_found(truth, quads)
-    return FindResult(truth.file, truth.source, truth.group, truth.labelled, found, len(quads),
-                      false, 0.0, fallback=sent)  # fmt: skip
+    quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
+    left = paper_left(photo.paper, photo.ink, quads, min(RECHECK_UNEXPLAINED))
+    doubt = max((j.probability for j in _doubtful(candidates, chosen, model)), default=0.0)
+    everything = select(judged(np.ones(len(fast), bool), held.all), model.accept)
+    return SentOrNot(result(chosen, False), result(everything, True), left, doubt)
 
 
 def held_out_results(
@@ -309,27 +337,33 @@ def held_out_results(
 ) -> list[FindResult]:
     """Every held-out photo judged with ``model``'s decision levels."""
     by_file = {t.file: t for t in truths}
-    return [judged_result(by_file[h.photo.file], h, model) for h in held]
+    judged = [both_ways(by_file[h.photo.file], h, model) for h in held]
+    return [j.both if j.sent(model) else j.fast for j in judged]
 
 
 def choose_recheck(
     truths: list[FindTruth], held: list[HeldOut], model: CardnessModel
-) -> tuple[CardnessModel, list[tuple[float, float, float, float]]]:
+) -> tuple[CardnessModel, list[tuple[float, float, float, float, float]]]:
     """The levels that send a photo to the previous finder, learned from held-out results:
     the fewest photos sent among the settings within ``RECHECK_RECALL_SLACK`` of the best
     recall (the previous finder is slow; most photos do not need it); and every setting tried
-    as (unexplained, recheck, recall, share of photos sent)."""
+    as (unexplained, ink, recheck, recall, share of photos sent)."""
+    by_file = {t.file: t for t in truths}
+    judged = [both_ways(by_file[h.photo.file], h, model) for h in held]
+    labelled = max(1, sum(j.fast.labelled for j in judged))
     options = []
     for unexplained in RECHECK_UNEXPLAINED:
-        for recheck in RECHECK_DOUBT:
-            candidate = replace(model, unexplained=unexplained, recheck=recheck)
-            results = held_out_results(truths, held, candidate)
-            found = sum(r.found for r in results) / max(1, sum(r.labelled for r in results))
-            sent = float(np.mean([r.fallback for r in results]))
-            options.append((found, sent, candidate))
+        for ink in RECHECK_INK if np.isfinite(unexplained) else (0.0,):
+            for recheck in RECHECK_DOUBT:
+                levels = replace(model, unexplained=unexplained, unexplained_ink=ink,
+                                 recheck=recheck)  # fmt: skip
+                sent = [j.sent(levels) for j in judged]
+                found = sum(j.both.found if s else j.fast.found for j, s in zip(judged, sent))
+                options.append((found / labelled, float(np.mean(sent)), levels))
     best = max(found for found, _, _ in options)
     chosen = min((o for o in options if o[0] >= best - RECHECK_RECALL_SLACK), key=lambda o: o[1])
-    tried = [(m.unexplained, m.recheck, found, sent) for found, sent, m in options]
+    tried = [(m.unexplained, m.unexplained_ink, m.recheck, found, sent)
+             for found, sent, m in options]  # fmt: skip
     return chosen[2], tried
 
 
@@ -380,8 +414,8 @@ class FinderReport:
     model: CardnessModel
     held_out: list[FindResult]  # each source (the new one: each capture session) left out
     unseen_source: list[FindResult]  # the new source, with none of it in training
-    #: (unexplained, recheck, recall, share of photos sent to the previous finder) tried
-    recheck_options: list[tuple[float, float, float, float]]
+    #: (unexplained, ink, recheck, recall, share of photos sent to the previous finder) tried
+    recheck_options: list[tuple[float, float, float, float, float]]
 
 
 def train_finder(
@@ -400,7 +434,11 @@ def train_finder(
     trained_on = {**model.trained_on, **levels.trained_on}
     return FinderReport(
         replace(
-            model, unexplained=levels.unexplained, recheck=levels.recheck, trained_on=trained_on
+            model,
+            unexplained=levels.unexplained,
+            unexplained_ink=levels.unexplained_ink,
+            recheck=levels.recheck,
+            trained_on=trained_on,
         ),  # fmt: skip
         held_out_results(truths, held, levels),
         held_out_results(truths, held_unseen, levels),
