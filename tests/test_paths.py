@@ -31,6 +31,7 @@ def test_labels_samples_and_models_come_with_the_imported_package():
     assert sorted(p.name for p in LABELS_DIR.iterdir() if p.is_file()) == [
         "label_fixes.json",
         "labels_added.jsonl",
+        "outline_fixes.jsonl",
     ]
     samples = Path(sample_photos())
     assert samples.resolve() == PACKAGE / "sample_images"

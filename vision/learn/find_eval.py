@@ -20,8 +20,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+from setvision.solver.errors import SetvisionError
 from setvision.vision.geometry import contains_point, touches_border
-from setvision.vision.learn.dataset import Board
+from setvision.vision.learn.dataset import LABELS_DIR, Board
 from setvision.vision.learn.matching import match_by_position
 
 #: A found outline is the labelled card when they overlap by at least this (intersection/union).
@@ -94,12 +95,56 @@ def capture_sessions(files: Iterable[str]) -> dict[str, str]:
     return sessions
 
 
-def outline_truths(data_dir: Path) -> list[FindTruth]:
-    """Every photo of ``outlines.jsonl`` with its polygons (unlabelled photos left out)."""
+#: Corrections to ``outlines.jsonl`` found by eye, kept as data (one JSON object a line).
+OUTLINE_FIXES = LABELS_DIR / "outline_fixes.jsonl"
+
+
+def load_outline_fixes(path: Path | None = None) -> list[dict]:
+    """The outline corrections (``labels/outline_fixes.jsonl``), in file order."""
+    path = path if path is not None else OUTLINE_FIXES
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def apply_outline_fixes(entries: list[dict], fixes: list[dict]) -> list[dict]:
+    """``outlines.jsonl`` entries with the corrections made: ``drop`` removes outline
+    ``outline`` (an index into the published list), ``replace`` puts ``polygon`` in its place,
+    ``add`` appends ``polygon``, ``exclude`` leaves the photo out (its outlines belong to another
+    frame or are beyond repair). Indices always refer to the published list."""
+    by_file: dict[str, list[dict]] = defaultdict(list)
+    for fix in fixes:
+        by_file[fix["file"]].append(fix)
+    fixed = []
+    for entry in entries:
+        own = by_file.get(entry["file"], [])
+        if not own:
+            fixed.append(entry)
+            continue
+        if any(f["action"] == "exclude" for f in own):
+            continue
+        outlines: list = list(entry.get("outlines") or [])
+        added = []
+        for fix in own:
+            action, index = fix["action"], fix.get("outline", -1)
+            if action == "add":
+                added.append(fix["polygon"])
+            elif action in ("drop", "replace") and 0 <= index < len(outlines):
+                outlines[index] = fix["polygon"] if action == "replace" else None
+            else:
+                raise SetvisionError(f"outline fix not applicable: {fix}")
+        fixed.append({**entry, "outlines": [p for p in outlines if p is not None] + added})
+    return fixed
+
+
+def outline_truths(data_dir: Path, fixes_file: Path | None = None) -> list[FindTruth]:
+    """Every photo of ``outlines.jsonl`` with its polygons (unlabelled photos left out), the
+    corrections of ``labels/outline_fixes.jsonl`` (or ``fixes_file``) made."""
     path = data_dir / "outlines.jsonl"
     if not path.is_file():
         return []
     entries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    entries = apply_outline_fixes(entries, load_outline_fixes(fixes_file))
     entries = [e for e in entries if e.get("outlines")]
     sessions = capture_sessions(e["file"] for e in entries)
     truths = []

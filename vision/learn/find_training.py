@@ -88,6 +88,25 @@ def _described(folds: dict[str, list[str]]) -> str:
     return repr(sorted((name, sorted(files)) for name, files in folds.items()))
 
 
+def truths_digest(truths: list[FindTruth]) -> str:
+    """A digest of where the truths put the cards (polygons, centres, what is ignored): it
+    changes when a label or a correction (``labels/outline_fixes.jsonl``) does."""
+    digest = hashlib.sha1()
+    for t in sorted(truths, key=lambda t: t.file):
+        places = [np.round(np.asarray(p, np.float64), 1).tolist() for p in t.polygons]
+        ignored = [np.round(np.asarray(p, np.float64), 1).tolist() for p in t.ignore_polygons]
+        digest.update(repr((t.file, places, ignored, t.centres, t.ignore_centres)).encode())
+    return digest.hexdigest()[:12]
+
+
+def _samples_digest(samples: list[PhotoSamples]) -> str:
+    """A digest of the samples' labels, so models fitted on them are refitted when they change."""
+    digest = hashlib.sha1()
+    for s in sorted(samples, key=_key):
+        digest.update(_key(s).encode() + np.ascontiguousarray(s.labels).tobytes())
+    return digest.hexdigest()[:12]
+
+
 def _centre_outlines(truth: FindTruth, image: np.ndarray) -> tuple[list, list]:
     """Outlines for a board labelled by centres: the previous finder's quads on its centres."""
     from setvision.vision.find.outlines import find_outlines
@@ -158,7 +177,8 @@ def all_samples(
     truths: list[FindTruth], jobs: int = 1, progress: Callable[[str], None] | None = None
 ) -> list[PhotoSamples]:
     """Every photo's candidates, cached on disk by the code that makes and measures them."""
-    path = _cache_path("samples", "\n".join(sorted(t.file for t in truths)))
+    files = "\n".join(sorted(t.file for t in truths))
+    path = _cache_path("samples", f"{files}\n{truths_digest(truths)}")
     if path.is_file():
         return pickle.loads(path.read_bytes())
     samples = []
@@ -225,7 +245,7 @@ def held_out_first_looks(
 ) -> dict[str, np.ndarray]:
     """Every photo's (and copy's) first-look probabilities from a model fitted without its
     fold (``folds``: name -> files; a photo's copies leave training with it); cached on disk."""
-    path = _cache_path("first", _described(folds))
+    path = _cache_path("first", _described(folds) + _samples_digest(samples))
     if path.is_file():
         return pickle.loads(path.read_bytes())
     probabilities = {}
@@ -258,7 +278,7 @@ def held_out_second_looks(
 ) -> list[HeldOut]:
     """Every original photo's probabilities as ``find_cards`` computes them, the second look
     fitted without the photo's fold; cached on disk."""
-    path = _cache_path("second", _described(folds))
+    path = _cache_path("second", _described(folds) + _samples_digest(samples))
     by_key = {_key(s): s for s in samples}
     if path.is_file():
         cached = pickle.loads(path.read_bytes())
