@@ -156,9 +156,7 @@ class LiveAnalyser:
                 t.misses == 0 and t.settled for t in tracks
             )
             if all(t.settled for t in tracks):  # no hand over a card: what shows is the table
-                quads = [t.corners_xy for t in tracks] + [i.corners_xy for i in self._ignored]
-                quads += [p.outline.corners_xy for p in pending]
-                self._table = table_colours(work.small, [q * work.factor for q in quads])
+                self._learn_table(work, pending, confirmed)
         mark = time.perf_counter()
         self._read(work, pending)
         timings["read"] = _ms(mark)
@@ -306,6 +304,24 @@ class LiveAnalyser:
             stale.sort(key=lambda item: item[0])  # the longest unread first
             pending += [p for _, p in stale[: settings.rereads_per_frame]]
         return pending
+
+    def _learn_table(self, work: _Work, pending: list[_Pending], confirmed: set[int]) -> None:
+        """The table's colours, from what shows outside every card and outline; none when a
+        card in place (confirmed by its look or by detection, or a new outline) would read as
+        bare table in them: off-white paper of cards not followed (at the picture's edge) or a
+        pale table make colours that cannot tell a taken card from one lying there."""
+        tracks = self.tracker.tracks
+        quads = [t.corners_xy for t in tracks.values()] + [i.corners_xy for i in self._ignored]
+        quads += [p.outline.corners_xy for p in pending]
+        colours = table_colours(work.small, [q * work.factor for q in quads])
+        in_place = [tracks[k].corners_xy for k in confirmed if k in tracks]
+        in_place += [p.outline.corners_xy for p in pending if p.reason in ("new", "refresh")]
+        if any(
+            table_share(work.small, q * work.factor, colours) >= self.settings.bare_above
+            for q in in_place
+        ):
+            colours = None
+        self._table = colours
 
     def _bare(self, work: _Work, corners_xy: np.ndarray) -> bool:
         """Whether a card's place shows bare table: no detail at all, or the table's colours."""
