@@ -449,11 +449,17 @@ def _live_window(args: argparse.Namespace, source, analyser, sink, profile, game
         max_frames=args.max_frames,
         sink=sink,
         on_result=referee if game is not None else on_result,
+        notify=_notify_err if args.json else print,
         profile=profile.name,
         game=game,
     )
     if game is not None:
         _game_end(args, game, last[0])
+
+
+def _notify_err(text: str) -> None:
+    """A note for the player while ``--json`` owns standard output (one JSON record a line)."""
+    print(text, file=sys.stderr, flush=True)
 
 
 def _live_game(args: argparse.Namespace):
@@ -493,7 +499,8 @@ def _game_headless(args: argparse.Namespace, source, analyser, sink, game) -> No
         game.update(result)
         last = result.t
         if sink is not None:
-            picture = annotator.annotate(frame.image, result.layout, result.message(args.reveal))
+            message, clear = result.message(args.reveal), (game.overlay_box(frame.image.shape),)
+            picture = annotator.annotate(frame.image, result.layout, message, keep_clear=clear)
             sink.write(game.overlay(picture))
     _game_end(args, game, last)
 

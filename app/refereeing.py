@@ -26,7 +26,7 @@ from setvision.solver.referee import (
 )
 from setvision.solver.referee.summary import GameSummary
 from setvision.solver.variants import get_variant
-from setvision.vision.live.scoreboard import draw_scoreboard
+from setvision.vision.live.scoreboard import draw_scoreboard, scoreboard_box
 from setvision.vision.live.tracking import LiveLayout
 
 #: A card with a corner this close to the picture's border (share of its size) lies at the edge.
@@ -171,6 +171,10 @@ class LiveGame:
     def overlay(self, image: np.ndarray) -> np.ndarray:
         """The picture with the scoreboard drawn on it."""
         return draw_scoreboard(image, self.scoreboard())
+
+    def overlay_box(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+        """Where ``overlay`` draws on a picture of this shape: (x, y, width, height)."""
+        return scoreboard_box(shape, self.scoreboard())
 
     def summary(self) -> GameSummary:
         return summarise(self.referee)

@@ -21,7 +21,7 @@ from setvision.vision.errors import CameraError
 from setvision.vision.layout import CardReading, Layout
 from setvision.vision.live.source import Frame, FrameSource
 from setvision.vision.live.tracking import Tracker, quad_iou
-from setvision.vision.live.window import Controls
+from setvision.vision.live.window import Controls, draw, hand_claim
 from setvision.vision.live.worker import AnalysisWorker, analysed_frames
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -357,6 +357,87 @@ def test_clicking_beside_the_cards_clears_the_claim():
     assert controls.claim is None and controls.picked == []
 
 
+def _game_table(penalty: str = "sit-out"):
+    """A two-player game (Ann, Bob) that has read a table of a set and three other cards."""
+    from setvision.app.refereeing import GameOptions, make_game
+
+    game = make_game(GameOptions("Ann,Bob", penalty))
+    tracker = Tracker()
+    layout = _layout(_row(A_SET) + _row(NO_SET, y=300))
+    for frame in range(3):  # the referee believes a table read three times in a row
+        result = tracker.update(layout, frame, frame / 10)
+        game.update(result)
+    assert len(game.referee.table) == 6
+    return game, result
+
+
+def _claim_by_keys(controls: Controls, result, game, key: str, texts: list[str]) -> None:
+    """What the window does: a player key (arming the game), three clicks, the claim handed."""
+    assert controls.key(ord(key)) == "player"
+    game.arm(result.t, controls.player)
+    for text in texts:
+        card = next(c for c in result.layout.cards if str(c.card) == text)
+        controls.click(result, *card.centre)
+    hand_claim(controls, result, game)
+
+
+def test_a_player_key_and_three_clicked_cards_are_a_claim_the_referee_judges():
+    game, result = _game_table("sit-out")
+    controls = Controls()
+    _claim_by_keys(controls, result, game, "1", A_SET)
+    assert controls.claim == "Ann: valid set" and controls.claim_valid
+    assert controls.claimed is None and controls.player is None
+    assert game.referee.score("Ann") == 1
+    claims = [e for e in game.referee.events if e.kind == "claim"]
+    assert [(e.player, e.how, set(map(str, e.cards))) for e in claims] == [
+        ("Ann", "keys", set(A_SET))
+    ]
+    _claim_by_keys(controls, result, game, "2", NO_SET)  # Bob is wrong: he sits out
+    assert controls.claim.startswith("Bob: wrong claim, not a set") and not controls.claim_valid
+    assert game.scoreboard()[0] == "1:Ann 1   2:Bob 0 (out)"
+    _claim_by_keys(controls, result, game, "2", A_SET)  # a set, but the referee refuses it
+    assert controls.claim.startswith("Bob: refused claim, Bob may not claim")
+    assert not controls.claim_valid and game.referee.score("Bob") == 0
+    _claim_by_keys(controls, result, game, "5", A_SET)  # no fifth player
+    assert controls.claim.startswith("key 5: not refereed") and not controls.claim_valid
+    assert [e.kind for e in game.referee.events].count("claim") == 3
+
+
+def test_a_claim_by_keys_is_not_also_the_next_set_to_leave():
+    game, result = _game_table("lose-set")
+    _claim_by_keys(Controls(), result, game, "1", A_SET)
+    tracker = Tracker()  # the set Ann named is taken, then Bob's cards leave with no key
+    for t, texts in ((1.0, NO_SET), (2.0, [])):
+        for step in range(6):  # a card missed three frames goes; then three views hold
+            game.update(tracker.update(_layout(_row(texts, y=300)), 0, t + step / 10))
+    claims = [(e.player, e.how) for e in game.referee.events if e.kind == "claim"]
+    assert claims == [("Ann", "keys"), ("table", "taken")]  # not Ann's again
+    assert game.referee.score("Ann") == 1
+
+
+def test_the_window_draws_the_scoreboard_on_the_picture():
+    game, result = _game_table()
+    controls = Controls()
+    _claim_by_keys(controls, result, game, "1", A_SET)
+    frame = Frame(2, 0.2, np.full((600, 800, 3), 200, np.uint8))
+    plain = draw(frame, result, controls, "status")
+    scored = draw(frame, result, controls, "status", game.overlay)
+    assert scored.shape == plain.shape
+    changed = np.argwhere((scored != plain).any(axis=2))
+    assert changed[:, 0].max() < 100 and changed[:, 1].max() < 400  # the panel, top left
+    panel = (slice(0, changed[:, 0].max()), slice(0, changed[:, 1].max()))
+    assert scored[panel].mean() < 0.6 * plain[panel].mean()  # a dark panel over the picture
+
+
+def test_the_set_legend_keeps_off_the_scoreboard():
+    from setvision.vision.report.overlay import place_panel
+
+    cards = np.zeros((600, 800), np.uint8)
+    assert (place_panel(cards, 0, [150, 150], 200, 20).x, 0) == (0, 0)  # top left when free
+    place = place_panel(cards, 0, [150, 150], 200, 20, keep_clear=((0, 0, 300, 70),))
+    assert (place.x, place.y) != (0, 0)
+
+
 # ---------------------------------------------------------------- the command, headless
 
 
@@ -527,18 +608,26 @@ print("analysed", analysed)
 """
 
 
-@needs_videos
-@pytest.mark.skipif(
+needs_xvfb = pytest.mark.skipif(
     shutil.which("xvfb-run") is None,
-    reason="Xvfb is not installed (apt-get install xvfb): the window smoke test needs a display",
+    reason="Xvfb is not installed (apt-get install xvfb): the window tests need a display",
 )
-def test_the_window_draws_and_answers_keys_under_xvfb(tmp_path):
+
+
+def _under_xvfb(script: str, out: Path, timeout: float) -> subprocess.CompletedProcess:
+    """``script`` run on a virtual display over the video of sets, saving into ``out``."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
-    done = subprocess.run(
-        ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", sys.executable, "-c", _WINDOW_SCRIPT,
-         str(SETS_VIDEO), str(tmp_path)],
-        capture_output=True, text=True, timeout=120, env=env, cwd=PROJECT,
+    return subprocess.run(
+        ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", sys.executable, "-c", script,
+         str(SETS_VIDEO), str(out)],
+        capture_output=True, text=True, timeout=timeout, env=env, cwd=PROJECT,
     )  # fmt: skip
+
+
+@needs_videos
+@needs_xvfb
+def test_the_window_draws_and_answers_keys_under_xvfb(tmp_path):
+    done = _under_xvfb(_WINDOW_SCRIPT, tmp_path, 120)
     assert done.returncode == 0, done.stderr
     assert "saved" in done.stdout and "analysed" in done.stdout
     saved = sorted(tmp_path.glob("setvision-live-*.json"))
@@ -547,3 +636,102 @@ def test_the_window_draws_and_answers_keys_under_xvfb(tmp_path):
     assert record["cards"] and record["frame"] >= 0
     picture = cv2.imread(str(saved[0].with_suffix(".png")))
     assert picture is not None and picture.shape[:2] == (576, 320)
+
+
+_GAME_SCRIPT = """
+import json, sys, cv2
+from setvision.app import refereeing
+from setvision.cli import main
+from setvision.solver import find_sets
+from setvision.vision.live import window
+
+seen = {}  # the game and its latest analysed table; the window's mouse callback
+update, set_callback = refereeing.LiveGame.update, cv2.setMouseCallback
+
+def spy_update(game, result):
+    seen.update(game=game, result=result)
+    return update(game, result)
+
+def spy_callback(name, callback, *rest):
+    seen["mouse"] = callback
+    return set_callback(name, callback, *rest)
+
+def click(cards):  # a left click at each card's centre, in picture pixels
+    by_card = {c.card: c for c in seen["result"].layout.cards}
+    for card in cards:
+        x, y = by_card[card].centre
+        seen["mouse"](cv2.EVENT_LBUTTONDOWN, int(x), int(y), 0, None)
+
+def verdicts():
+    return sum(e.kind == "verdict" for e in seen["game"].referee.events)
+
+def script():  # freeze once the referee holds the table; Ann claims a set, Bob three others
+    while not ("result" in seen and len(seen["game"].referee.table) >= 6):
+        yield -1
+    on_table = [c.card for c in seen["result"].layout.cards]
+    assert set(on_table) == set(seen["game"].referee.table)
+    found = [tuple(on_table[i] for i in s) for s in find_sets(on_table)]
+    wrong = next(t for t in zip(on_table, on_table[1:], on_table[2:]) if t not in found
+                 and tuple(reversed(t)) not in found and not find_sets(list(t)))
+    yield ord(" ")
+    yield ord("1")
+    click(found[0])
+    while verdicts() < 1:
+        yield -1
+    yield ord("2")
+    click(wrong)
+    while verdicts() < 2:
+        yield -1
+    yield ord("s")
+    yield ord("q")
+
+keys = script()
+run_window = window.run_window
+
+def scripted(*args, **kwargs):
+    def wait_key(ms):
+        cv2.waitKey(ms)
+        return next(keys, ord("q"))
+    return run_window(*args, wait_key=wait_key, **kwargs)
+
+refereeing.LiveGame.update, cv2.setMouseCallback, window.run_window = (
+    spy_update, spy_callback, scripted)
+sys.exit(main(["live", "--video", sys.argv[1], "--game", "--players", "Ann,Bob",
+               "--penalty", "sit-out", "--json", "--out", sys.argv[2]]))
+"""
+
+
+@needs_videos
+@needs_xvfb
+def test_a_game_in_the_window_under_xvfb_judges_keys_and_clicks_and_draws_the_scores(tmp_path):
+    """``live --game`` with its window: the picture frozen, Ann's key and three clicked cards
+    of a set, Bob's key and three cards that are not one (he sits out), the frame saved.
+    Clicks are handed to the window's own mouse callback (no X input tool is needed)."""
+    done = _under_xvfb(_GAME_SCRIPT, tmp_path, 180)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines()]  # JSON lines only
+    assert records[0]["event"] == "rules" and records[-1]["event"] == "summary"
+    claims = [(r["player"], r["how"]) for r in records if r["event"] == "claim"]
+    verdicts = [(r["player"], r["outcome"]) for r in records if r["event"] == "verdict"]
+    assert claims == [("Ann", "keys"), ("Bob", "keys")]
+    assert verdicts == [("Ann", "valid"), ("Bob", "wrong")]
+    penalties = [r["rule"] for r in records if r["event"] == "penalty"]
+    assert penalties == ["sit-out"]
+    scores = {p["name"]: p["score"] for p in records[-1]["players"]}
+    assert scores == {"Ann": 1, "Bob": 0}
+    assert "saved" in done.stderr
+    saved = sorted(tmp_path.glob("setvision-live-*.png"))
+    assert len(saved) == 1
+    picture = cv2.imread(str(saved[0]))
+    frame = json.loads(saved[0].with_suffix(".json").read_text())["frame"]
+    capture = cv2.VideoCapture(str(SETS_VIDEO))
+    capture.set(cv2.CAP_PROP_POS_FRAMES, frame)
+    ok, original = capture.read()
+    capture.release()
+    assert ok and picture.shape == original.shape
+
+    def score_ink(image):  # pixels in the colour of the scoreboard's first line
+        gold = np.array([90, 220, 255])  # scoreboard.SCORE_RGB as BGR
+        return int((np.abs(image[:40].astype(int) - gold).max(axis=2) < 40).sum())
+
+    assert score_ink(picture) > 30 and score_ink(original) == 0

@@ -254,9 +254,14 @@ class Referee:
         return self._flush()
 
     def claim(self, t: float, player: str, cards: Iterable[Card], how: str = "keys") -> list[Event]:
-        """A player names three cards on the table (keys and clicks, or the computer)."""
+        """A player names three cards on the table (keys and clicks, or the computer).
+
+        The player's key pressed before the clicks was this claim: it no longer names them
+        the taker of the next three cards to leave."""
         if player not in self.names:
             raise SetvisionError(f"{player!r} is not playing ({', '.join(self.names)})")
+        if self._armed is not None and self._armed[0] == player:
+            self._armed = None
         self.now = t
         if self.over:
             return []

@@ -20,6 +20,27 @@ def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
     return rgb[2], rgb[1], rgb[0]
 
 
+def _measure(shape: tuple[int, ...], lines: Sequence[str]):
+    width = shape[1]
+    unit = max(0.6, width / 1100)
+    face, thickness = cv2.FONT_HERSHEY_SIMPLEX, max(1, round(unit))
+    scale, line_height, margin = 0.55 * unit, round(22 * unit), round(8 * unit)
+    sizes = [cv2.getTextSize(text, face, scale, thickness)[0][0] for text in lines]
+    panel_width = min(width, max(sizes, default=0) + 2 * margin)
+    panel_height = min(shape[0], line_height * len(lines) + margin)
+    return face, thickness, scale, line_height, margin, sizes, panel_width, panel_height
+
+
+def scoreboard_box(shape: tuple[int, ...], lines: Sequence[str]) -> tuple[int, int, int, int]:
+    """Where ``draw_scoreboard`` puts ``lines`` on an image of this shape: (x, y, width,
+    height), the top-left corner; (0, 0, 0, 0) for no lines. The annotation's legend keeps
+    off it (``Annotator.annotate(keep_clear=...)``)."""
+    if not lines:
+        return 0, 0, 0, 0
+    *_, panel_width, panel_height = _measure(shape, lines)
+    return 0, 0, panel_width, panel_height
+
+
 def draw_scoreboard(image: np.ndarray, lines: Sequence[str], opacity: float = 0.75) -> np.ndarray:
     """A copy of ``image`` ((H, W, 3) uint8 BGR) with ``lines`` on a dark panel; the first
     line (the scores) is drawn brighter."""
@@ -27,12 +48,8 @@ def draw_scoreboard(image: np.ndarray, lines: Sequence[str], opacity: float = 0.
         return image
     picture = image.copy()
     width = picture.shape[1]
-    unit = max(0.6, width / 1100)
-    face, thickness = cv2.FONT_HERSHEY_SIMPLEX, max(1, round(unit))
-    scale, line_height, margin = 0.55 * unit, round(22 * unit), round(8 * unit)
-    sizes = [cv2.getTextSize(text, face, scale, thickness)[0][0] for text in lines]
-    panel_width = min(width, max(sizes) + 2 * margin)
-    panel_height = min(picture.shape[0], line_height * len(lines) + margin)
+    measured = _measure(picture.shape, lines)
+    face, thickness, scale, line_height, margin, sizes, panel_width, panel_height = measured
     region = picture[:panel_height, :panel_width]
     region[:] = (region * (1 - opacity) + np.array(_bgr(PANEL_RGB)) * opacity).astype(np.uint8)
     for row, (text, size) in enumerate(zip(lines, sizes), 1):

@@ -3,15 +3,16 @@
 Keys: ``h`` cycles the hint level (none, count, one set, all sets), ``space`` freezes the
 picture, ``s`` saves the annotated frame and its JSON, ``c`` shows confidences, ``q`` or Esc
 quits. Clicking three cards checks them as a claimed set. In a refereed game (``--game``) a
-player's key ``1``-``9`` before the three clicks makes the claim that player's, and a player
-key alone names who takes the next three cards to leave the table. ``Controls`` holds that
+player's key ``1``-``9`` before the three clicks makes the claim that player's (the claim line
+then shows the referee's verdict, ``hand_claim``), and a player key alone names who takes the
+next three cards to leave the table. ``Controls`` holds that
 state and is plain logic; ``run_window`` is the loop around HighGUI.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -130,14 +131,17 @@ def draw(
     controls: Controls,
     status: str,
     overlay: Callable[[np.ndarray], np.ndarray] | None = None,
+    keep_clear: tuple[tuple[int, int, int, int], ...] = (),
 ) -> np.ndarray:
     """The annotated frame over a status bar: the claim checked (or how to), keys, state;
-    ``overlay`` draws on the picture (a game's scoreboard) before the bar is added."""
+    ``overlay`` draws on the picture (a game's scoreboard) before the bar is added, and the
+    annotation's legend keeps off the rectangles ``keep_clear`` (where the overlay draws)."""
     image = frame.image
     if result is not None:
         annotator = controls.annotator()
         message = result.message(controls.reveal)
-        image = annotator.annotate(image, result.layout, message, controls.highlight(result))
+        highlight = controls.highlight(result)
+        image = annotator.annotate(image, result.layout, message, highlight, keep_clear)
     if overlay is not None:
         image = overlay(image)
     claim = (CLICK_HELP, TEXT_RGB)
@@ -237,11 +241,15 @@ class _Window:
                     if shown[1] is not None:
                         controls.click(shown[1], x, y)
                 self.clicks.clear()
-                if self.game is not None and controls.claimed is not None and shown[1]:
-                    self._claim(shown[1])
+                if self.game is not None and shown[1] is not None:
+                    hand_claim(controls, shown[1], self.game)
                 rate = worker.analysed / max(time.monotonic() - started, 1e-6)
-                overlay = self.game.overlay if self.game is not None else None
-                canvas = draw(shown[0], shown[1], controls, f"{rate:4.1f} analysed/s", overlay)
+                overlay, clear = None, ()
+                if self.game is not None:
+                    overlay = self.game.overlay
+                    clear = (self.game.overlay_box(shown[0].image.shape),)
+                status = f"{rate:4.1f} analysed/s"
+                canvas = draw(shown[0], shown[1], controls, status, overlay, clear)
                 picture = canvas[: shown[0].image.shape[0]]
                 if self.sink is not None and not controls.frozen:
                     self.sink.write(picture)
@@ -261,15 +269,6 @@ class _Window:
                     self.game.arm(shown[0].t, controls.player)
             return worker.analysed
 
-    def _claim(self, result: LiveLayout) -> None:
-        """Hand the player's three picked cards to the referee, by identity."""
-        number, track_ids = self.controls.claimed
-        self.controls.claimed = None
-        by_track = dict(zip(result.track_ids, result.layout.cards))
-        cards = [by_track[t].card for t in track_ids if t in by_track]
-        if len(cards) == 3:
-            self.game.claim(result.t, number, cards)
-
     def _save(self, frame: Frame, result: LiveLayout, picture: np.ndarray) -> None:
         record = live_record(result, self.source.name, self.controls.reveal, self.profile)
         stem = f"setvision-live-{frame.index:06d}"
@@ -278,13 +277,41 @@ class _Window:
 
 
 class GameHooks(Protocol):
-    """What the window asks of a refereed game."""
+    """What the window asks of a refereed game: ``claim`` returns the referee's events."""
 
     def arm(self, t: float, number: int) -> None: ...
 
-    def claim(self, t: float, number: int, cards: list[Card]) -> None: ...
+    def claim(self, t: float, number: int, cards: list[Card]) -> Sequence[object]: ...
 
     def overlay(self, image: np.ndarray) -> np.ndarray: ...
+
+    def overlay_box(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]: ...
+
+
+def hand_claim(controls: Controls, result: LiveLayout, game: GameHooks) -> None:
+    """Hand a player's three picked cards (``Controls.claimed``) to the referee, by identity,
+    and show its verdict on the claim line: the referee, not the bare check, decides (a
+    player sitting out is refused even a valid set)."""
+    if controls.claimed is None:
+        return
+    number, track_ids = controls.claimed
+    controls.claimed = None
+    by_track = dict(zip(result.track_ids, result.layout.cards))
+    cards = [by_track[t].card for t in track_ids if t in by_track]
+    if len(cards) != 3:
+        return
+    verdict = next(
+        (e for e in game.claim(result.t, number, cards) if getattr(e, "kind", "") == "verdict"),
+        None,
+    )
+    if verdict is None:  # a key beyond the players, or the round is over
+        controls.claim = f"key {number}: not refereed (no such player, or the round is over)"
+        controls.claim_valid = False
+    elif verdict.outcome == "valid":
+        controls.claim, controls.claim_valid = f"{verdict.player}: {verdict.reason}", True
+    else:
+        text = f"{verdict.player}: {verdict.outcome} claim, {verdict.reason}"
+        controls.claim, controls.claim_valid = text, False
 
 
 def _fit_window(canvas: np.ndarray) -> None:

@@ -62,8 +62,11 @@ class Annotator:
         layout: Layout,
         message: str | None = None,
         highlight: tuple[int, ...] = (),
+        keep_clear: tuple[tuple[int, int, int, int], ...] = (),
     ) -> np.ndarray:
-        """A copy of ``image`` (whose pixels match the layout's corners) with the layout drawn."""
+        """A copy of ``image`` (whose pixels match the layout's corners) with the layout drawn;
+        the legend stays off the rectangles ``keep_clear`` (x, y, width, height: a scoreboard)
+        unless every corner falls on them."""
         canvas = image.copy()
         unit = max(1.0, max(canvas.shape[:2]) / 700)
         thickness = max(1, round(2 * unit))
@@ -106,7 +109,7 @@ class Annotator:
             if self.reveal == "one" and len(sets) > 1:
                 lines.append((f"(+{len(sets) - 1} more)", TEXT_RGB))
         verdict = message or verdict_message(layout, self.reveal)
-        self._panel(canvas, lines, verdict, font, thickness, layout)
+        self._panel(canvas, lines, verdict, font, thickness, layout, keep_clear)
         return canvas
 
     @staticmethod
@@ -122,7 +125,7 @@ class Annotator:
                     _bgr(TEXT_RGB), thickness, cv2.LINE_AA)  # fmt: skip
 
     @staticmethod
-    def _panel(canvas, lines, verdict, font, thickness, layout: Layout) -> None:
+    def _panel(canvas, lines, verdict, font, thickness, layout: Layout, keep_clear=()) -> None:
         """The legend and verdict where they cover the fewest cards: in the image corner that
         covers least, the sets in as many columns (up to four) as that takes, a long verdict
         over several lines."""
@@ -145,7 +148,7 @@ class Annotator:
             cv2.fillConvexPoly(cards, card.corners_xy.astype(np.int32), 1)
         footer_width = max(text_width(t) for t in footer) + line_height
         count = len(layout.cards) + len(layout.ignored)
-        p = place_panel(cards, count, widths, footer_width, line_height, len(footer))
+        p = place_panel(cards, count, widths, footer_width, line_height, len(footer), keep_clear)
         region = canvas[p.y : p.y + p.height, p.x : p.x + p.width]
         region[:] = (region * 0.3 + np.array(_bgr(PANEL_RGB)) * 0.7).astype(np.uint8)
         for i, (text, colour) in enumerate(lines):
@@ -191,10 +194,12 @@ def place_panel(
     verdict_width: int,
     line_height: int,
     verdict_lines: int = 1,
+    keep_clear: tuple[tuple[int, int, int, int], ...] = (),
 ) -> PanelPlace:
     """The image corner and column count (up to four) for a legend of lines ``widths`` wide
     (and the verdict's lines below them) that covers the least of the cards (``cards``: 1 on a
-    card); another column only when it uncovers at least a twentieth of a card."""
+    card); another column only when it uncovers at least a twentieth of a card. A corner on a
+    rectangle of ``keep_clear`` (x, y, width, height) comes after every corner off them."""
     height_px, width_px = cards.shape
     card_area = max(1.0, float(cards.sum()) / max(1, count))
     options = []
@@ -210,6 +215,14 @@ def place_panel(
         for x, y in ((0, 0), (width_px - width, 0), (0, height_px - height),
                      (width_px - width, height_px - height)):  # fmt: skip
             covered = float(cards[y : y + height, x : x + width].sum())
+            clash = sum(_overlap((x, y, width, height), box) for box in keep_clear)
             place = PanelPlace(x, y, width, height, rows, column_widths)
-            options.append((round(20 * covered / card_area), columns, place))
-    return min(options, key=lambda o: o[:2])[2]
+            options.append((clash, round(20 * covered / card_area), columns, place))
+    return min(options, key=lambda o: o[:3])[3]
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+    """The area two rectangles (x, y, width, height) share."""
+    width = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+    height = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    return max(0, width) * max(0, height)
