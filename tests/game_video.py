@@ -153,7 +153,8 @@ def window_picture(video: Path, seconds: float, reader) -> np.ndarray:
             game.update(result)
             if frame.t >= seconds:
                 break
-    return draw(frame, result, Controls(), "10.0 analysed/s", game.overlay)
+    clear = (game.overlay_box(frame.image.shape),)
+    return draw(frame, result, Controls(), "10.0 analysed/s", game.overlay, clear)
 
 
 if __name__ == "__main__":  # python tests/game_video.py docs/game-night.png
@@ -167,4 +168,4 @@ if __name__ == "__main__":  # python tests/game_video.py docs/game-night.png
     with tempfile.TemporaryDirectory() as folder:
         clip = Path(folder) / "game.avi"
         write_game_video(clip, scripted_game(), choose_crops(reader))
-        cv2.imwrite(sys.argv[1], window_picture(clip, 4.8, reader))
+        cv2.imwrite(sys.argv[1], window_picture(clip, 4.3, reader))
