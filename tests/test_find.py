@@ -185,21 +185,7 @@ def _quads(image: np.ndarray) -> list[np.ndarray]:
     return [o.corners_xy for o in find_cards(image).outlines]
 
 
-#: Photos whose cards are known to depend on the size they are read at (a candidate that sits
-#: at the acceptance level): a strict expected failure, so a fix shows.
-SIZE_DEPENDENT = {"boards/tomwhite__set-game/data__20170106_205126.jpg"}
-
-
-@pytest.mark.parametrize(
-    "file",
-    [
-        pytest.param(f, marks=pytest.mark.xfail(strict=True, reason="reads 16, 15, 15 cards"))
-        if f in SIZE_DEPENDENT
-        else f
-        for f in REAL[::2]
-    ],
-    ids=_short,
-)
+@pytest.mark.parametrize("file", REAL[::2], ids=_short)
 def test_the_same_cards_are_found_at_long_sides_800_1200_and_1600(file, data_dir, photo):
     picture = photo(data_dir / file)
     agree, counts = scale_agreement(picture.image, _quads, (800, 1200, 1600))
