@@ -24,6 +24,9 @@ COLUMNS = 7
 SIZE = (COLUMNS * (CARD_W + GAP_X) + GAP_X, 3 * (CARD_H + GAP_Y) + GAP_Y)  # (800, 528)
 FPS = 10
 SOURCES = ("antingshen/Set-Solver", "Webrewthebestbeer1/set-solver", "tomwhite/set-game")
+#: A crop is used when its card is read right this surely on a board of its source: a margin
+#: over the reader's own "confident", since beside other cards a reading moves a little.
+CHOSEN_CONFIDENCE = 0.97
 HOLD, QUIET, HAND = 5, 16, 2  # frames per table, per table that must be read as "no set", hand
 
 
@@ -85,20 +88,26 @@ def choose_crops(reader) -> dict[Card, np.ndarray]:
         cards = list(todo)
         for start in range(0, len(cards), SLOTS):
             batch = cards[start : start + SLOTS]
-            image = compose(background, batch, todo)
+            # read as the video stores it: MJPG frames are JPEG pictures
+            image = _as_stored(compose(background, batch, todo))
             centres = np.array([_place(i) for i in range(len(batch))]) + (CARD_W / 2, CARD_H / 2)
             analyser = LiveAnalyser(reader)
             for k in range(6):
                 result = analyser.analyse(Frame(k, k / FPS, image))
             for reading in result.layout.cards:
                 slot = int(np.argmin(np.linalg.norm(centres - reading.centre, axis=1)))
-                if reading.card == batch[slot] and reading.confident:
+                if reading.card == batch[slot] and reading.confidence >= CHOSEN_CONFIDENCE:
                     chosen[batch[slot]] = todo[batch[slot]]
         by_source[source] = chosen
     crops: dict[Card, np.ndarray] = {}
     for chosen in sorted(by_source.values(), key=len, reverse=True):
         crops.update((card, crop) for card, crop in chosen.items() if card not in crops)
     return crops
+
+
+def _as_stored(image: np.ndarray) -> np.ndarray:
+    """The picture after JPEG coding, as an MJPG video holds it (OpenCV's default quality)."""
+    return cv2.imdecode(cv2.imencode(".jpg", image)[1], cv2.IMREAD_COLOR)
 
 
 def hand_over(image: np.ndarray, slots, cards) -> np.ndarray:

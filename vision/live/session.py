@@ -253,7 +253,8 @@ class LiveAnalyser:
         """Compare each card with its look when read: changed ones (and a few old ones) to read.
 
         A card whose new look holds waits for the next detection (asked for at once): found
-        there, it is read again as it is (``changed``: it may be another card now); not found
+        there, it is read again as it is (``changed``: it may be another card now, if read so
+        confidently or after ``covered_frames``: a card under a hand is found too); not found
         where the table's own colours show, it was taken and its track goes; not found and not
         bare (a hand over it), it is only checked (``check``: still the same card?), and stays
         until detection has missed it ``Tracker.max_misses`` times. Bare table can read as a
@@ -378,6 +379,14 @@ class LiveAnalyser:
                 if item.reason == "check" and _identity(reading) != track.card:
                     continue  # another card, or something read as one: detection is to tell
                 swapped = item.reason == "changed" and _identity(reading) != track.card
+                if (
+                    swapped
+                    and track.card is not None
+                    and not reading.confident
+                    and self._views[item.track_id].changed_frames < self.settings.covered_frames
+                ):  # an unsure other card may be this one under a hand: keep it, in doubt,
+                    self._views[item.track_id].asked = False  # and ask detection again soon
+                    continue
                 self.tracker.vote(item.track_id, reading.probabilities, work.index, swapped)
                 inside = _inside(track.corners_xy, work.image.shape)
                 self._views[item.track_id] = _CardView(item.thumb, measured, inside)
