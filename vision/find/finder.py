@@ -152,8 +152,8 @@ def unexplained(
 
 
 def needs_previous(
-    maps_paper: np.ndarray,
-    maps_ink: np.ndarray,
+    paper: np.ndarray,
+    ink: np.ndarray,
     judged: list[Judged],
     chosen: list[Judged],
     model: CardnessModel,
@@ -161,16 +161,18 @@ def needs_previous(
     """Whether the fast makers leave something to look at again: paper the ``chosen`` cards do
     not explain, or a candidate in doubt beside them."""
     quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
-    if unexplained(maps_paper, maps_ink, quads, model.unexplained, model.unexplained_ink):
+    if unexplained(paper, ink, quads, model.unexplained, model.unexplained_ink):
         return True
-    return any(j.probability >= model.recheck for j in _doubtful(judged, chosen, model))
+    return any(j.probability >= model.recheck for j in doubtful(judged, chosen, model))
 
 
-def _doubtful(judged: list[Judged], chosen: list[Judged], model: CardnessModel) -> list[Judged]:
-    doubtful = [j for j in judged if model.doubt <= j.probability < model.accept]
+def doubtful(judged: list[Judged], chosen: list[Judged], model: CardnessModel) -> list[Judged]:
+    """Candidates below acceptance but not below doubt, none of them one of the ``chosen``
+    cards: where a card may have been missed."""
+    in_doubt = [j for j in judged if model.doubt <= j.probability < model.accept]
     return [
         j
-        for j in select(doubtful, model.doubt)
+        for j in select(in_doubt, model.doubt)
         if all(_overlap(j.candidate.quad, c.candidate.quad) <= SAME_CARD for c in chosen)
     ]
 
@@ -198,5 +200,5 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
             long_side = candidate.long_side
         touches = touches_border(quad, (image.shape[1], image.shape[0]), margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
-    possible = [order_corners(j.candidate.quad / factor) for j in _doubtful(judged, chosen, model)]
+    possible = [order_corners(j.candidate.quad / factor) for j in doubtful(judged, chosen, model)]
     return Found(outlines, possible)

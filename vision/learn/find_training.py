@@ -326,7 +326,7 @@ def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNo
     """One photo's results as ``find_cards`` would give them, sent or not (``model``'s
     acceptance and doubt levels)."""
     from setvision.vision.find.candidates import Candidate
-    from setvision.vision.find.finder import Judged, _doubtful, paper_left, select
+    from setvision.vision.find.finder import Judged, doubtful, paper_left, select
 
     photo = held.photo
     fast = photo.features[:, FEATURES.index("maker_previous")] < 0.5
@@ -347,7 +347,7 @@ def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNo
     chosen = select(candidates, model.accept)
     quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
     left = paper_left(photo.paper, photo.ink, quads, min(RECHECK_UNEXPLAINED))
-    doubt = max((j.probability for j in _doubtful(candidates, chosen, model)), default=0.0)
+    doubt = max((j.probability for j in doubtful(candidates, chosen, model)), default=0.0)
     everything = select(judged(np.ones(len(fast), bool), held.all), model.accept)
     return SentOrNot(result(chosen, False), result(everything, True), left, doubt)
 
