@@ -61,24 +61,26 @@ class Maps:
     gradient: np.ndarray  # lightness gradient magnitude, float32
     stack: np.ndarray  # score, light and chroma as one 3-channel image, for one warp each
 
+    def _shrunk(self, mask: np.ndarray) -> np.ndarray:
+        """``mask`` (work pixels) ``PAPER_SHRINK`` times smaller, each block averaged."""
+        height, width = mask.shape
+        size = (max(1, width // PAPER_SHRINK), max(1, height // PAPER_SHRINK))
+        return cv2.resize(mask, size, interpolation=cv2.INTER_AREA)
+
     def paper(self) -> np.ndarray:
         """Where the score is paper's (above Otsu's level), ``PAPER_SHRINK`` times smaller."""
-        height, width = self.score.shape
-        size = (max(1, width // PAPER_SHRINK), max(1, height // PAPER_SHRINK))
-        small = cv2.resize(self.score, size, interpolation=cv2.INTER_AREA)
+        small = self._shrunk(self.score)
         return (small > self.otsu).astype(np.uint8)
 
     def ink(self) -> np.ndarray:
         """Where coloured ink is printed (chroma ``INK_RISE`` above the paper's median), as the
         paper mask's blocks holding any: thin outlines of open symbols count too."""
-        height, width = self.score.shape
-        size = (max(1, width // PAPER_SHRINK), max(1, height // PAPER_SHRINK))
         sampled = self.chroma[::PAPER_SHRINK, ::PAPER_SHRINK][
             self.score[::PAPER_SHRINK, ::PAPER_SHRINK] > self.otsu
         ]
         level = (float(np.median(sampled)) if sampled.size else 0.0) + INK_RISE
         _, ink = cv2.threshold(self.chroma, min(level, 254.0), 255, cv2.THRESH_BINARY)
-        return (cv2.resize(ink, size, interpolation=cv2.INTER_AREA) > 0).astype(np.uint8)
+        return (self._shrunk(ink) > 0).astype(np.uint8)
 
 
 @dataclass

@@ -95,17 +95,25 @@ def _to_image(quads: np.ndarray, image: np.ndarray, factor: float) -> np.ndarray
 
 @dataclass(frozen=True)
 class PaperLeft:
-    """Paper the cards found do not cover: each region's area and the coloured ink inside its
-    outline (symbols are holes in paper), both in typical card areas."""
+    """Paper the cards found do not cover: each region's area and the symbol-sized spots of
+    coloured ink inside its outline, both in typical card areas."""
 
     areas: np.ndarray
     inks: np.ndarray
 
+    def holds(self, min_share: float, min_ink: float) -> bool:
+        """Whether a region of at least ``min_share`` typical cards holds at least ``min_ink``
+        of a typical card's area in ink: a card may have been missed there."""
+        return bool(((self.areas >= min_share) & (self.inks >= min_ink)).any())
 
-def paper_left(paper: np.ndarray, ink: np.ndarray, quads: np.ndarray, at_least: float) -> PaperLeft:
+
+def paper_left(
+    paper: np.ndarray, ink: np.ndarray | None, quads: np.ndarray, at_least: float
+) -> PaperLeft:
     """The regions of ``paper`` (a mask ``PAPER_SHRINK`` times smaller than the work image) that
     the card ``quads`` (work pixels) leave, of at least ``at_least`` typical cards (the median
-    quad, or the smallest card looked for when none was found); ``ink`` as ``Maps.ink``."""
+    quad, or the smallest card looked for when none was found); ``ink`` as ``Maps.ink`` (None:
+    not asked for, every region's ink is 0)."""
     mask = paper.copy()
     covered = np.zeros_like(paper)
     scaled = [np.round(q / PAPER_SHRINK).astype(np.int32) for q in quads]
@@ -121,7 +129,7 @@ def paper_left(paper: np.ndarray, ink: np.ndarray, quads: np.ndarray, at_least: 
     areas = stats[1:, cv2.CC_STAT_AREA] * PAPER_SHRINK**2 / typical
     large = np.nonzero(areas >= at_least)[0]
     inks = np.zeros(len(large))
-    if not len(large):
+    if ink is None or not len(large):
         return PaperLeft(areas[large], inks)
     # symbols are small spots of ink on paper; coloured spots the size of a card or more are
     # the table (wood, a cloth) seen between or around the cards
@@ -141,19 +149,21 @@ def paper_left(paper: np.ndarray, ink: np.ndarray, quads: np.ndarray, at_least: 
 
 
 def unexplained(
-    paper: np.ndarray, ink: np.ndarray, quads: np.ndarray, min_share: float, min_ink: float
+    paper: np.ndarray, ink: np.ndarray | None, quads: np.ndarray, min_share: float, min_ink: float
 ) -> bool:
     """Whether the card ``quads`` leave a region of paper of at least ``min_share`` typical
-    cards holding at least ``min_ink`` of a typical card's area in coloured ink."""
+    cards holding at least ``min_ink`` of a typical card's area in coloured ink (``ink`` may be
+    None when ``min_ink`` is 0)."""
     if not np.isfinite(min_share):
         return False
-    left = paper_left(paper, ink, quads, min_share)
-    return bool((left.inks >= min_ink).any())
+    return paper_left(paper, ink if min_ink > 0 else None, quads, min_share).holds(
+        min_share, min_ink
+    )
 
 
 def needs_previous(
     paper: np.ndarray,
-    ink: np.ndarray,
+    ink: np.ndarray | None,
     judged: list[Judged],
     chosen: list[Judged],
     model: CardnessModel,
@@ -184,7 +194,8 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     maps = make_maps(small)
     judged = judge(maps, model, dedupe(find_candidates(maps)))
     chosen = select(judged, model.accept)
-    if needs_previous(maps.paper(), maps.ink(), judged, chosen, model):
+    ink = maps.ink() if model.unexplained_ink > 0 else None  # asked for by the model only
+    if needs_previous(maps.paper(), ink, judged, chosen, model):
         judged = judge(maps, model, previous_candidates(small), known=judged)
         chosen = select(judged, model.accept)
     quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)

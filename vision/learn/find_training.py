@@ -314,11 +314,9 @@ class SentOrNot:
     doubt: float
 
     def sent(self, model: CardnessModel) -> bool:
-        unexplained = bool(
-            (
-                (self.left.areas >= model.unexplained) & (self.left.inks >= model.unexplained_ink)
-            ).any()
-        )
+        """Whether ``find_cards`` with ``model``'s levels asks the previous finder (as
+        ``finder.needs_previous`` decides)."""
+        unexplained = self.left.holds(model.unexplained, model.unexplained_ink)
         return unexplained or self.doubt >= model.recheck
 
 
