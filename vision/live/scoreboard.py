@@ -10,14 +10,11 @@ from collections.abc import Sequence
 
 import cv2
 import numpy as np
+from setvision.vision.report.overlay import bgr
 
 PANEL_RGB = (15, 15, 15)
 SCORE_RGB = (255, 220, 90)
 TEXT_RGB = (235, 235, 235)
-
-
-def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
-    return rgb[2], rgb[1], rgb[0]
 
 
 def _measure(shape: tuple[int, ...], lines: Sequence[str]):
@@ -51,10 +48,10 @@ def draw_scoreboard(image: np.ndarray, lines: Sequence[str], opacity: float = 0.
     measured = _measure(picture.shape, lines)
     face, thickness, scale, line_height, margin, sizes, panel_width, panel_height = measured
     region = picture[:panel_height, :panel_width]
-    region[:] = (region * (1 - opacity) + np.array(_bgr(PANEL_RGB)) * opacity).astype(np.uint8)
+    region[:] = (region * (1 - opacity) + np.array(bgr(PANEL_RGB)) * opacity).astype(np.uint8)
     for row, (text, size) in enumerate(zip(lines, sizes), 1):
         fit = scale * min(1.0, (width - 2 * margin) / max(size, 1))
-        colour = _bgr(SCORE_RGB if row == 1 else TEXT_RGB)
+        colour = bgr(SCORE_RGB if row == 1 else TEXT_RGB)
         cv2.putText(picture, text, (margin, row * line_height), face, fit, colour, thickness,
                     cv2.LINE_AA)  # fmt: skip
     return picture

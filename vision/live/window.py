@@ -25,7 +25,7 @@ from setvision.vision.live.session import live_record
 from setvision.vision.live.source import Frame, FrameSource
 from setvision.vision.live.tracking import LiveLayout
 from setvision.vision.live.worker import Analyse, AnalysisWorker
-from setvision.vision.report.overlay import REVEALS, Annotator
+from setvision.vision.report.overlay import REVEALS, Annotator, bgr
 
 WINDOW = "setvision live"
 KEY_HELP = "h hints  space freeze  s save  c confidence  1-9 player  q quit"
@@ -36,10 +36,6 @@ INVALID_RGB = (255, 90, 90)
 TEXT_RGB = (235, 235, 235)
 #: The window fits in this many pixels (width, height); larger frames are shown scaled.
 MAX_WINDOW = (1280, 800)
-
-
-def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
-    return rgb[2], rgb[1], rgb[0]
 
 
 @dataclass
@@ -154,14 +150,14 @@ def draw(
     face, thickness = cv2.FONT_HERSHEY_SIMPLEX, max(1, round(unit))
     line_height = round(24 * unit)
     bar = np.zeros((line_height * len(lines) + round(6 * unit), width, 3), np.uint8)
-    bar[:] = _bgr(BAR_RGB)
+    bar[:] = bgr(BAR_RGB)
     margin = round(8 * unit)
     for row, (text, colour) in enumerate(lines, 1):
         scale = 0.55 * unit
         (text_width, _), _ = cv2.getTextSize(text, face, scale, thickness)
         if text_width > width - 2 * margin:  # shrink a long line until it fits
             scale *= (width - 2 * margin) / text_width
-        cv2.putText(bar, text, (margin, row * line_height), face, scale, _bgr(colour), thickness,
+        cv2.putText(bar, text, (margin, row * line_height), face, scale, bgr(colour), thickness,
                     cv2.LINE_AA)  # fmt: skip
     return np.vstack([image, bar])
 

@@ -25,7 +25,8 @@ TEXT_RGB = (255, 255, 255)
 PANEL_RGB = (20, 20, 20)
 
 
-def _bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+def bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    """An RGB colour as OpenCV draws it (blue, green, red)."""
     return rgb[2], rgb[1], rgb[0]
 
 
@@ -77,13 +78,13 @@ class Annotator:
 
         for ignored in layout.ignored:
             cv2.polylines(canvas, [ignored.corners_xy.astype(np.int32)], True,
-                          _bgr(IGNORED_RGB), thickness, cv2.LINE_AA)  # fmt: skip
+                          bgr(IGNORED_RGB), thickness, cv2.LINE_AA)  # fmt: skip
         for card_id, reading in enumerate(layout.cards, 1):
             colour = UNCERTAIN_RGB if card_id in uncertain else CARD_RGB
-            cv2.polylines(canvas, [reading.corners_xy.astype(np.int32)], True, _bgr(colour),
+            cv2.polylines(canvas, [reading.corners_xy.astype(np.int32)], True, bgr(colour),
                           thickness, cv2.LINE_AA)  # fmt: skip
         for k, found in enumerate(shown):
-            colour = _bgr(SET_COLOURS_RGB[k % len(SET_COLOURS_RGB)])
+            colour = bgr(SET_COLOURS_RGB[k % len(SET_COLOURS_RGB)])
             for card_id in found:
                 nest = (2 + (k % 6) * 1.6) * thickness * 1.5
                 quad = _shrunk(layout.cards[card_id - 1].corners_xy, nest)
@@ -120,9 +121,9 @@ class Annotator:
         x = int(np.clip(centre[0] - w / 2, pad, max(pad, canvas.shape[1] - w - pad)))
         y = int(np.clip(centre[1] + h / 2, h + pad, max(h + pad, canvas.shape[0] - base - pad)))
         cv2.rectangle(canvas, (x - pad, y - h - pad), (x + w + pad, y + base + pad // 2),
-                      _bgr(background_rgb), -1)  # fmt: skip
+                      bgr(background_rgb), -1)  # fmt: skip
         cv2.putText(canvas, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, font * 1.2,
-                    _bgr(TEXT_RGB), thickness, cv2.LINE_AA)  # fmt: skip
+                    bgr(TEXT_RGB), thickness, cv2.LINE_AA)  # fmt: skip
 
     @staticmethod
     def _panel(canvas, lines, verdict, font, thickness, layout: Layout, keep_clear=()) -> None:
@@ -150,15 +151,15 @@ class Annotator:
         count = len(layout.cards) + len(layout.ignored)
         p = place_panel(cards, count, widths, footer_width, line_height, len(footer), keep_clear)
         region = canvas[p.y : p.y + p.height, p.x : p.x + p.width]
-        region[:] = (region * 0.3 + np.array(_bgr(PANEL_RGB)) * 0.7).astype(np.uint8)
+        region[:] = (region * 0.3 + np.array(bgr(PANEL_RGB)) * 0.7).astype(np.uint8)
         for i, (text, colour) in enumerate(lines):
             column, row = divmod(i, p.rows)
             x = p.x + line_height // 2 + sum(p.column_widths[:column])
             cv2.putText(canvas, text, (x, p.y + line_height * (row + 1)), face, font,
-                        _bgr(colour), thickness, cv2.LINE_AA)  # fmt: skip
+                        bgr(colour), thickness, cv2.LINE_AA)  # fmt: skip
         for k, text in enumerate(footer):
             y = p.y + line_height * (p.rows + 1 + k)
-            cv2.putText(canvas, text, (p.x + line_height // 2, y), face, font, _bgr(TEXT_RGB),
+            cv2.putText(canvas, text, (p.x + line_height // 2, y), face, font, bgr(TEXT_RGB),
                         thickness, cv2.LINE_AA)  # fmt: skip
 
 
