@@ -220,19 +220,18 @@ def _truncated(data: bytes) -> bool:
     return False
 
 
-def _too_large(source: str, size: tuple[int, int] | str | None = None) -> ImageError:
-    stated = (
-        f"{size[0]}x{size[1]} is " if isinstance(size, tuple) else f"{size} is " if size else ""
-    )
+def _too_large(source: str, stated: str = "") -> ImageError:
+    """The one line for a photo over ``MAX_PIXELS``; ``stated``: its size as known, if it is."""
+    size = f"{stated} is " if stated else ""
     return ImageError(
-        f"{source}: {stated}too large (over {MAX_PIXELS // 1_000_000} megapixels); resize it first"
+        f"{source}: {size}too large (over {MAX_PIXELS // 1_000_000} megapixels); resize it first"
     )
 
 
 def _check_pixels(size: tuple[int, int], source: str) -> None:
     """Refuse a photo over ``MAX_PIXELS`` from its stated size, before any pixel is decoded."""
     if size[0] * size[1] > MAX_PIXELS:
-        raise _too_large(source, size)
+        raise _too_large(source, f"{size[0]}x{size[1]}")
 
 
 def _stated_size(data: bytes, source: str) -> tuple[int, int]:
@@ -248,7 +247,8 @@ def _stated_size(data: bytes, source: str) -> tuple[int, int]:
                 return image.size
     except Image.DecompressionBombError as error:  # Pillow's own, larger limit: no size given
         pixels = re.search(r"\((\d+) pixels\)", str(error))
-        raise _too_large(source, pixels and f"{int(pixels[1]) // 1_000_000} megapixels") from None
+        stated = f"{int(pixels[1]) // 1_000_000} megapixels" if pixels else ""
+        raise _too_large(source, stated) from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, struct.error, EOFError):
         return 0, 0
 
