@@ -59,7 +59,10 @@ class Maps:
     score: np.ndarray  # paper score, uint8
     otsu: float  # Otsu's level of the score
     gradient: np.ndarray  # lightness gradient magnitude, float32
-    stack: np.ndarray  # score, light and chroma as one 3-channel image, for one warp each
+    #: score, light, chroma and the darkest light within a pixel (print is darker than its
+    #: paper under any lamp; a thin outline is kept however sparsely a patch is sampled) as
+    #: one 4-channel image
+    stack: np.ndarray
 
     def _shrunk(self, mask: np.ndarray) -> np.ndarray:
         """``mask`` (work pixels) ``PAPER_SHRINK`` times smaller, each block averaged."""
@@ -120,10 +123,14 @@ def make_maps(image: np.ndarray) -> Maps:
                           cv2.min(cv2.min(*channels[:2]), channels[2]))  # fmt: skip
     score = cv2.GaussianBlur(cv2.addWeighted(grey, 0.8, chroma, -0.8, 50), (3, 3), 0)
     otsu, _ = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
-    stack = cv2.merge([score, grey, chroma])
-    return Maps(image, grey, chroma, score, float(otsu), cv2.magnitude(gx, gy), stack)
+    # integer derivatives and numpy's root: OpenCV's float Sobel and magnitude differ in the
+    # last bits with how the work is split between threads, and features must be repeatable
+    gx = cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3).astype(np.float32)
+    gy = cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3).astype(np.float32)
+    gradient = np.sqrt(gx * gx + gy * gy) * np.float32(0.125)
+    darkest = cv2.erode(grey, np.ones((3, 3), np.uint8))
+    stack = cv2.merge([score, grey, chroma, darkest])
+    return Maps(image, grey, chroma, score, float(otsu), gradient, stack)
 
 
 def _masks(maps: Maps) -> list[tuple[int, np.ndarray, int]]:

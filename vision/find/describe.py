@@ -38,6 +38,13 @@ FEATURES = (
     "edge_strength",
     "edge_vs_inside",
     "touches_border",
+    "turn_symmetry",
+    "mirror_symmetry",
+    "margin_ink",
+    "centre_ink",
+    "ink_depth",
+    "centre_vs_margin_spread",
+    "margin_spread",
     *(f"maker_{m}" for m in MAKERS),
 )
 
@@ -61,6 +68,38 @@ def _regions() -> tuple[np.ndarray, np.ndarray]:
 
 
 INSIDE, AROUND = _regions()
+
+
+def _card_layout() -> tuple[np.ndarray, ...]:
+    """Where a card's print lies in the patch: the card itself (its rounded corners' rim left
+    out), its blank margin, the middle where symbols are printed; each card point's partner
+    when the card is turned half round, or mirrored across its length; and the map from the
+    card's points as a plane's design (light falling unevenly over a card is a plane)."""
+    width, height = PATCH
+    ys, xs = np.mgrid[0:height, 0:width]
+    u = np.abs((xs + 0.5) / width - 0.5) * 2 * OUTER
+    v = np.abs((ys + 0.5) / height - 0.5) * 2 * OUTER
+    card = (u <= CARD_RIM) & (v <= CARD_RIM)
+    margin = card & ((u > SYMBOLS_SPAN[0]) | (v > SYMBOLS_SPAN[1]))
+    middle = (u <= MIDDLE[0]) & (v <= MIDDLE[1])
+    index = np.arange(width * height).reshape(height, width)
+    turned = index[::-1, ::-1].ravel()[card.ravel()]
+    mirrored = index[::-1, :].ravel()[card.ravel()]
+    plane = np.column_stack([np.ones(card.sum()), xs[card], ys[card]]).astype(np.float64)
+    return card.ravel(), margin.ravel(), middle.ravel(), turned, mirrored, plane
+
+
+#: In card units (1 at its edge): the card's points within this of the edge (a corner's rim
+#: and a slightly loose outline left out); the symbols' span along its length and across it
+#: (beyond: the margin, blank on a card); the middle, where some symbol is always printed.
+CARD_RIM = 0.92
+SYMBOLS_SPAN = (0.78, 0.80)
+MIDDLE = (0.6, 0.72)
+CARD, MARGIN, MIDDLE_POINTS, TURNED, MIRRORED, PLANE = _card_layout()
+_PLANE_FIT = np.linalg.pinv(PLANE).T
+#: The card's points, as indices into them, when it is turned half round or mirrored.
+_CARD_INDEX = np.cumsum(CARD) - 1
+TURNED_IN_CARD, MIRRORED_IN_CARD = _CARD_INDEX[TURNED], _CARD_INDEX[MIRRORED]
 _GRID = np.stack(
     [
         ((np.arange(PATCH[0]) + 0.5) / PATCH[0] - 0.5)[None, :].repeat(PATCH[1], 0),
@@ -83,6 +122,54 @@ def _quantile(sorted_values: np.ndarray, q: float) -> np.ndarray:
     return sorted_values[:, int(q * (sorted_values.shape[1] - 1))]
 
 
+def _correlation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pearson correlation of each row of ``a`` with the same row of ``b`` (0 when flat)."""
+    a = a - a.mean(axis=1, keepdims=True)
+    b = b - b.mean(axis=1, keepdims=True)
+    return (a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1) + 1e-6)
+
+
+def _bilinear(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``image`` (float32) at points (x, y), interpolated linearly, edge pixels repeated.
+
+    numpy rather than ``cv2.remap``: remap's float result differs in the last bits with how
+    OpenCV splits the work between threads, and features must not change from run to run.
+    """
+    height, width = image.shape
+    x = np.clip(x.astype(np.float64), 0, width - 1)
+    y = np.clip(y.astype(np.float64), 0, height - 1)
+    x0 = np.minimum(np.floor(x).astype(np.int64), width - 2)
+    y0 = np.minimum(np.floor(y).astype(np.int64), height - 2)
+    fx, fy = x - x0, y - y0
+    flat = image.reshape(-1).astype(np.float64)
+    top = flat[y0 * width + x0] * (1 - fx) + flat[y0 * width + x0 + 1] * fx
+    bottom = flat[(y0 + 1) * width + x0] * (1 - fx) + flat[(y0 + 1) * width + x0 + 1] * fx
+    return (top * (1 - fy) + bottom * fy).astype(np.float32)
+
+
+def _print_columns(light: np.ndarray) -> list[np.ndarray]:
+    """What the print inside each candidate says (rows: candidates; the darkest light near
+    each of the patch's points): a card's symbols look the same turned half round (and
+    mostly mirrored across its length), leave its margin blank and sit in its middle; a blank
+    sheet, a patch of table or a textured cloth do none of that."""
+    card = light[:, CARD]
+    paper = _quantile(np.sort(card, axis=1), 0.75)
+    lit = card.astype(np.float64)
+    even = lit - (lit @ _PLANE_FIT) @ PLANE.T  # an even ramp of light is no print
+    ink = light < (paper - INK_DROP)[:, None]
+    middle = np.sort(light[:, MIDDLE_POINTS], axis=1)
+    margin_spread = light[:, MARGIN].std(axis=1)
+    return [
+        _correlation(even, even[:, TURNED_IN_CARD]),
+        _correlation(even, even[:, MIRRORED_IN_CARD]),
+        ink[:, MARGIN].mean(axis=1),
+        ink[:, MIDDLE_POINTS].mean(axis=1),
+        paper - _quantile(middle, 0.05),
+        middle.std(axis=1) - margin_spread,
+        margin_spread,
+    ]
+
+
 def describe_all(maps: Maps, candidates: list[Candidate]) -> np.ndarray:
     """Every candidate's feature vector (rows in the order of ``FEATURES``)."""
     height, width = maps.score.shape
@@ -101,11 +188,8 @@ def describe_all(maps: Maps, candidates: list[Candidate]) -> np.ndarray:
         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE,
     ).astype(np.float32)  # fmt: skip
     edge_points = mapped[:, patch_points:]
-    gradient = cv2.remap(
-        maps.gradient, edge_points[..., 0].copy(), edge_points[..., 1].copy(), cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    )  # fmt: skip
-    score, light, chroma = samples[..., 0], samples[..., 1], samples[..., 2]
+    gradient = _bilinear(maps.gradient, edge_points[..., 0], edge_points[..., 1])
+    score, light, chroma, darkest = (samples[..., k] for k in range(4))
     inside = np.sort(score[:, INSIDE], axis=1)
     around = np.sort(score[:, AROUND], axis=1)
     paper = _quantile(inside, 0.75)
@@ -156,6 +240,7 @@ def describe_all(maps: Maps, candidates: list[Candidate]) -> np.ndarray:
         edge,
         edge / (texture + 1.0),
         touches.astype(float),
+        *_print_columns(darkest),
     ]
     return np.column_stack([*columns, makers]).astype(np.float32)
 
