@@ -31,8 +31,8 @@ def _diamond(image: np.ndarray, centre_x: int) -> None:
     cv2.fillConvexPoly(image, points, PURPLE)
 
 
-def _features(image: np.ndarray) -> dict[str, float]:
-    row = describe_all(make_maps(image), [Candidate(CARD.copy(), 38400.0, 38400.0, 0)])[0]
+def _features(image: np.ndarray, quad: np.ndarray = CARD) -> dict[str, float]:
+    row = describe_all(make_maps(image), [Candidate(quad.copy(), 38400.0, 38400.0, 0)])[0]
     return dict(zip(FEATURES, row.tolist()))
 
 
@@ -46,6 +46,17 @@ def test_three_centred_symbols_look_the_same_turned_half_round_and_leave_the_mar
     assert card["margin_ink"] == 0.0
     assert card["centre_ink"] > 0.2
     assert card["ink_depth"] > 60
+
+
+def test_a_quad_cut_short_across_the_print_shows_ink_at_one_side_only():
+    image = _table_with_card()
+    for x in (270, 320, 370):
+        _diamond(image, x)
+    whole = _features(image)
+    assert whole["rim_ink_most"] == 0.0 and whole["rim_ink_least"] == 0.0
+    cut = _features(image, np.float32([[268, 150], [440, 150], [440, 310], [268, 310]]))
+    assert cut["rim_ink_most"] > 0.3  # its left side runs through the first diamond
+    assert cut["rim_ink_least"] == 0.0
 
 
 def test_a_blank_sheet_shows_no_print():

@@ -45,6 +45,8 @@ FEATURES = (
     "ink_depth",
     "centre_vs_margin_spread",
     "margin_spread",
+    "rim_ink_most",
+    "rim_ink_least",
     *(f"maker_{m}" for m in MAKERS),
 )
 
@@ -73,8 +75,9 @@ INSIDE, AROUND = _regions()
 def _card_layout() -> tuple[np.ndarray, ...]:
     """Where a card's print lies in the patch: the card itself (its rounded corners' rim left
     out), its blank margin, the middle where symbols are printed; each card point's partner
-    when the card is turned half round, or mirrored across its length; and the map from the
-    card's points as a plane's design (light falling unevenly over a card is a plane)."""
+    when the card is turned half round, or mirrored across its length; the card's points as a
+    plane's design (light falling unevenly over a card is a plane); and, for each of its four
+    sides, the points just inside it (corners left out)."""
     width, height = PATCH
     ys, xs = np.mgrid[0:height, 0:width]
     u = np.abs((xs + 0.5) / width - 0.5) * 2 * OUTER
@@ -86,7 +89,12 @@ def _card_layout() -> tuple[np.ndarray, ...]:
     turned = index[::-1, ::-1].ravel()[card.ravel()]
     mirrored = index[::-1, :].ravel()[card.ravel()]
     plane = np.column_stack([np.ones(card.sum()), xs[card], ys[card]]).astype(np.float64)
-    return card.ravel(), margin.ravel(), middle.ravel(), turned, mirrored, plane
+    across, along = (xs + 0.5) / width - 0.5, (ys + 0.5) / height - 0.5
+    rim_u = (u > CARD_RIM) & (u <= 1.0) & (v <= SYMBOLS_SPAN[1])
+    rim_v = (v > CARD_RIM) & (v <= 1.0) & (u <= SYMBOLS_SPAN[0])
+    sides = np.stack([rim_u & (across < 0), rim_u & (across > 0), rim_v & (along < 0),
+                      rim_v & (along > 0)]).reshape(4, -1)  # fmt: skip
+    return card.ravel(), margin.ravel(), middle.ravel(), turned, mirrored, plane, sides
 
 
 #: In card units (1 at its edge): the card's points within this of the edge (a corner's rim
@@ -95,7 +103,7 @@ def _card_layout() -> tuple[np.ndarray, ...]:
 CARD_RIM = 0.92
 SYMBOLS_SPAN = (0.78, 0.80)
 MIDDLE = (0.6, 0.72)
-CARD, MARGIN, MIDDLE_POINTS, TURNED, MIRRORED, PLANE = _card_layout()
+CARD, MARGIN, MIDDLE_POINTS, TURNED, MIRRORED, PLANE, RIM_SIDES = _card_layout()
 _PLANE_FIT = np.linalg.pinv(PLANE).T
 #: The card's points, as indices into them, when it is turned half round or mirrored.
 _CARD_INDEX = np.cumsum(CARD) - 1
@@ -159,6 +167,10 @@ def _print_columns(light: np.ndarray) -> list[np.ndarray]:
     ink = light < (paper - INK_DROP)[:, None]
     middle = np.sort(light[:, MIDDLE_POINTS], axis=1)
     margin_spread = light[:, MARGIN].std(axis=1)
+    # a card's edge never cuts its print: ink just inside one side, not the others, is a quad
+    # cut short across a card (where a shadow or another card's edge crosses it)
+    rim = np.stack([(light[:, side] < (paper - INK_DROP)[:, None]).mean(axis=1)
+                    for side in RIM_SIDES], axis=1)  # fmt: skip
     return [
         _correlation(even, even[:, TURNED_IN_CARD]),
         _correlation(even, even[:, MIRRORED_IN_CARD]),
@@ -167,6 +179,8 @@ def _print_columns(light: np.ndarray) -> list[np.ndarray]:
         paper - _quantile(middle, 0.05),
         middle.std(axis=1) - margin_spread,
         margin_spread,
+        rim.max(axis=1),
+        rim.min(axis=1),
     ]
 
 
