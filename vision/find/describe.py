@@ -58,12 +58,22 @@ PATCH = (40, 30)
 OUTER = 1 + 2 * RING * 0.7
 
 
-def _regions() -> tuple[np.ndarray, np.ndarray]:
-    """Masks of the patch: the card's inside (margin left out) and the ring around the card."""
+def _patch_points() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The patch's points (rows, columns): column and row indices, and where each lies across
+    and along the patch as a signed share of it (-0.5 to 0.5; 0 at the card's centre)."""
     width, height = PATCH
     ys, xs = np.mgrid[0:height, 0:width]
-    u = np.abs((xs + 0.5) / width - 0.5) * 2 * OUTER  # 1 at the card's edge
-    v = np.abs((ys + 0.5) / height - 0.5) * 2 * OUTER
+    return xs, ys, (xs + 0.5) / width - 0.5, (ys + 0.5) / height - 0.5
+
+
+def _card_units(across: np.ndarray, along: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How far out from the card's centre each point lies, across and along: 1 at its edge."""
+    return np.abs(across) * 2 * OUTER, np.abs(along) * 2 * OUTER
+
+
+def _regions() -> tuple[np.ndarray, np.ndarray]:
+    """Masks of the patch: the card's inside (margin left out) and the ring around the card."""
+    u, v = _card_units(*_patch_points()[2:])
     inside = (u <= 1 - 2 * INSET) & (v <= 1 - 2 * INSET)
     around = (u > 1.08) | (v > 1.08)
     return inside.ravel(), around.ravel()
@@ -78,18 +88,15 @@ def _card_layout() -> tuple[np.ndarray, ...]:
     when the card is turned half round, or mirrored across its length; the card's points as a
     plane's design (light falling unevenly over a card is a plane); and, for each of its four
     sides, the points just inside it (corners left out)."""
-    width, height = PATCH
-    ys, xs = np.mgrid[0:height, 0:width]
-    u = np.abs((xs + 0.5) / width - 0.5) * 2 * OUTER
-    v = np.abs((ys + 0.5) / height - 0.5) * 2 * OUTER
+    xs, ys, across, along = _patch_points()
+    u, v = _card_units(across, along)
     card = (u <= CARD_RIM) & (v <= CARD_RIM)
     margin = card & ((u > SYMBOLS_SPAN[0]) | (v > SYMBOLS_SPAN[1]))
     middle = (u <= MIDDLE[0]) & (v <= MIDDLE[1])
-    index = np.arange(width * height).reshape(height, width)
+    index = np.arange(xs.size).reshape(xs.shape)
     turned = index[::-1, ::-1].ravel()[card.ravel()]
     mirrored = index[::-1, :].ravel()[card.ravel()]
     plane = np.column_stack([np.ones(card.sum()), xs[card], ys[card]]).astype(np.float64)
-    across, along = (xs + 0.5) / width - 0.5, (ys + 0.5) / height - 0.5
     rim_u = (u > CARD_RIM) & (u <= 1.0) & (v <= SYMBOLS_SPAN[1])
     rim_v = (v > CARD_RIM) & (v <= 1.0) & (u <= SYMBOLS_SPAN[0])
     sides = np.stack([rim_u & (across < 0), rim_u & (across > 0), rim_v & (along < 0),
@@ -108,13 +115,7 @@ _PLANE_FIT = np.linalg.pinv(PLANE).T
 #: The card's points, as indices into them, when it is turned half round or mirrored.
 _CARD_INDEX = np.cumsum(CARD) - 1
 TURNED_IN_CARD, MIRRORED_IN_CARD = _CARD_INDEX[TURNED], _CARD_INDEX[MIRRORED]
-_GRID = np.stack(
-    [
-        ((np.arange(PATCH[0]) + 0.5) / PATCH[0] - 0.5)[None, :].repeat(PATCH[1], 0),
-        ((np.arange(PATCH[1]) + 0.5) / PATCH[1] - 0.5)[:, None].repeat(PATCH[0], 1),
-    ],
-    axis=-1,
-).reshape(-1, 2) * (2 * OUTER)  # patch points in card units: -1..1 is the card
+_GRID = np.stack(_patch_points()[2:], axis=-1).reshape(-1, 2) * (2 * OUTER)  # -1..1: the card
 _UNIT = np.float32([[-1, -1], [1, -1], [1, 1], [-1, 1]])
 _BOUNDARY = np.concatenate(
     [a + np.linspace(0.1, 0.9, 12)[:, None] * (b - a) for a, b in zip(_UNIT, np.roll(_UNIT, -1, 0))]
@@ -169,8 +170,7 @@ def _print_columns(light: np.ndarray) -> list[np.ndarray]:
     margin_spread = light[:, MARGIN].std(axis=1)
     # a card's edge never cuts its print: ink just inside one side, not the others, is a quad
     # cut short across a card (where a shadow or another card's edge crosses it)
-    rim = np.stack([(light[:, side] < (paper - INK_DROP)[:, None]).mean(axis=1)
-                    for side in RIM_SIDES], axis=1)  # fmt: skip
+    rim = np.stack([ink[:, side].mean(axis=1) for side in RIM_SIDES], axis=1)
     return [
         _correlation(even, even[:, TURNED_IN_CARD]),
         _correlation(even, even[:, MIRRORED_IN_CARD]),
