@@ -6,15 +6,18 @@ candidate, and a model learned from labelled outlines (``cardness``) judges them
 - the paper score (lightness minus chroma from the photo's white point) at Otsu's level and
   at levels above and below it, so pale tables and dim cards each have a level that parts them;
 - the same score against its local mean (cards in shade beside cards in light);
-- regions left between edges (cards on white tables, touching cards).
+- regions left between edges (cards on white tables, touching cards);
+- cards framed from the holes their symbols leave in the paper masks (``symbol_frames``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from setvision.vision.find.symbol_frames import symbol_frames
 
 #: Regions smaller than this share of the work image are not cards (about 20x13 px at 800).
 MIN_AREA_SHARE = 0.0004
@@ -37,10 +40,21 @@ LOCAL_WINDOW = 0.08
 #: How far above its local mean the paper score must rise (score units).
 LOCAL_RISE = 12
 
+#: The paper masks whose holes (a card's print) frame cards from their symbols.
+HOLE_MAKERS = ("otsu", "local")
+#: A symbol covers about a sixth of its card: a hole of more than this share of the region
+#: around it is no symbol.
+MAX_HOLE_SHARE = 0.3
+
+#: A card framed from its symbols adds nothing where another candidate is centred within this
+#: share of its size (square root of its area) and is within this factor of its size.
+SAME_PLACE, SAME_SIZE = 0.25, 1.3
+
 #: Candidates whose corners all lie within this many work pixels of another's are one.
 DUPLICATE_PX = 2.5
 
-MAKERS = ("otsu", "level", "local", "edges", "previous")
+MAKERS = ("otsu", "level", "local", "edges", "symbols", "previous")
+SYMBOLS = MAKERS.index("symbols")
 PREVIOUS = MAKERS.index("previous")
 #: The paper mask kept to judge what the cards found leave unexplained is this much smaller.
 PAPER_SHRINK = 4
@@ -139,16 +153,16 @@ def _masks(maps: Maps) -> list[tuple[int, np.ndarray, int]]:
     for step in LEVEL_STEPS:
         level = float(np.clip(maps.otsu + step, 1, 254))
         _, mask = cv2.threshold(maps.score, level, 255, cv2.THRESH_BINARY)
-        masks.append((0 if step == 0 else 1, mask, 0))
+        masks.append((MAKERS.index("otsu" if step == 0 else "level"), mask, 0))
     window = max(3, int(LOCAL_WINDOW * max(maps.score.shape)) | 1)  # OpenCV needs 3 or more
     local = cv2.adaptiveThreshold(
         maps.score, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, window, -LOCAL_RISE
     )
-    masks.append((2, local, 0))
+    masks.append((MAKERS.index("local"), local, 0))
     _, pale = cv2.threshold(maps.score, max(1.0, maps.otsu - 40), 255, cv2.THRESH_BINARY)
     for (low, high), grow in zip(EDGE_LEVELS, (1, 2)):
         edges = cv2.dilate(cv2.Canny(maps.light, low, high), np.ones((2 * grow + 1,) * 2, np.uint8))
-        masks.append((3, cv2.bitwise_and(pale, cv2.bitwise_not(edges)), grow))
+        masks.append((MAKERS.index("edges"), cv2.bitwise_and(pale, cv2.bitwise_not(edges)), grow))
     return masks
 
 
@@ -202,6 +216,48 @@ def _plausible(quads: np.ndarray, region_areas: np.ndarray) -> np.ndarray:
     )
 
 
+def _symbol_holes(contours: Sequence[np.ndarray], hierarchy: np.ndarray) -> list[np.ndarray]:
+    """The holes (``RETR_CCOMP``) small enough against the region around them to be printed
+    symbols: a card's whole blank middle, left out of a local mask, is not."""
+    holes: list[np.ndarray] = []
+    parent_areas: dict[int, float] = {}
+    for index in np.flatnonzero(hierarchy[:, 3] >= 0):
+        parent = int(hierarchy[index, 3])
+        if parent not in parent_areas:
+            parent_areas[parent] = cv2.contourArea(contours[parent])
+        if cv2.contourArea(contours[index]) <= MAX_HOLE_SHARE * parent_areas[parent]:
+            holes.append(contours[index])
+    return holes
+
+
+def _centres_and_sizes(quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each quad's (N, 4, 2) centre and square root of its area."""
+    x, y = quads[..., 0], quads[..., 1]
+    areas = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    return quads.mean(axis=1), np.sqrt(areas)
+
+
+def _new_places(frames: list[np.ndarray], quads: list[np.ndarray]) -> list[np.ndarray]:
+    """The ``frames`` that no quad of ``quads`` nor an earlier frame already proposes: a frame
+    centred within ``SAME_PLACE`` of one's size from another, of about its size, adds nothing."""
+    kept: list[np.ndarray] = []
+    if not frames:
+        return kept
+    centres, sizes = _centres_and_sizes(np.array(frames, np.float32))
+    if quads:
+        old_centres, old_sizes = _centres_and_sizes(np.array(quads, np.float32))
+    else:
+        old_centres, old_sizes = np.zeros((0, 2), np.float32), np.zeros(0, np.float32)
+    for frame, centre, size in zip(frames, centres, sizes):
+        near = np.linalg.norm(old_centres - centre, axis=1) < SAME_PLACE * size
+        alike = np.abs(np.log(np.maximum(old_sizes, 1e-6) / max(size, 1e-6))) < np.log(SAME_SIZE)
+        if not (near & alike).any():
+            kept.append(frame)
+            old_centres = np.vstack([old_centres, centre[None]])
+            old_sizes = np.append(old_sizes, size)
+    return kept
+
+
 def find_candidates(maps: Maps) -> list[Candidate]:
     """Every region of every maker that could be a card by size, solidity and shape."""
     height, width = maps.score.shape
@@ -209,11 +265,14 @@ def find_candidates(maps: Maps) -> list[Candidate]:
     # a region of area ``low`` has a perimeter of at least 4 sqrt(low) pixels
     shortest = int(4 * np.sqrt(low))
     quads, regions, hulls, makers = [], [], [], []
+    holes: list[np.ndarray] = []
     for maker, mask, shrunk in _masks(maps):
         contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
         if hierarchy is None:
             continue
         outer = hierarchy[0][:, 3] < 0
+        if MAKERS[maker] in HOLE_MAKERS:
+            holes += _symbol_holes(contours, hierarchy[0])
         for index in np.flatnonzero(outer):
             contour = contours[index]
             if len(contour) < shortest:
@@ -228,6 +287,13 @@ def find_candidates(maps: Maps) -> list[Candidate]:
             regions.append(area)
             hulls.append(hull_area)
             makers.append(maker)
+    for quad in _new_places(symbol_frames(holes, (width, height)), quads):
+        area = float(cv2.contourArea(quad))
+        if low <= area <= high:
+            quads.append(quad)
+            regions.append(area)
+            hulls.append(area)
+            makers.append(SYMBOLS)
     if not quads:
         return []
     ordered = _clockwise(np.array(quads, np.float32))

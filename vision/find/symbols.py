@@ -185,6 +185,73 @@ def group_blobs(blobs: list[Blob]) -> list[list[Blob]]:
     return [[cand[i] for i in np.nonzero(label == g)[0]] for g in np.unique(label)]
 
 
+@dataclass(frozen=True)
+class CardFrame:
+    """Where a group of symbols puts its card: the centre, the outward normals of its sides
+    (long, short, long, short), how far out each pair lies along its normal, the card's size
+    and the foreshortening along its length (judged from the symbols' proportions)."""
+
+    centre: np.ndarray
+    normals: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    expect: tuple[float, float]
+    across_scale: float  # a long side's distance along its normal, per unit of card width
+    symbol_length: float
+    width: float
+    card_length: float
+    squash: float
+
+
+def card_frame(group: list[Blob]) -> CardFrame:
+    """The card a symbol group predicts: its short sides run along the symbols' axis, its long
+    sides along the line through the symbols (seen at a slant, a card is a parallelogram)."""
+    centres = np.array([b.centre for b in group])
+    centre = centres.mean(axis=0)
+    u = group[0].axis.copy()
+    for b in group[1:]:
+        u += b.axis if b.axis @ u > 0 else -b.axis
+    u /= np.linalg.norm(u)
+    v = np.array([-u[1], u[0]])
+    if len(group) > 1:  # the stacking direction, when the symbols show it
+        ends = centres[np.argsort(centres @ v)]
+        stack = ends[-1] - ends[0]
+        stack /= np.linalg.norm(stack)
+        if stack @ v > np.cos(np.radians(35)):
+            v = stack
+    n_long = np.array([-v[1], v[0]])  # normal of the long sides (which run along v)
+    n_long *= np.sign(n_long @ u)
+    n_short = np.array([-u[1], u[0]])  # normal of the short sides (which run along u)
+    n_short *= np.sign(n_short @ v)
+    length = float(np.mean([b.length for b in group]))
+    width = length / SYMBOL_TO_WIDTH
+    thickness = float(np.mean([b.thickness for b in group]))
+    squash = float(np.clip(thickness / length / SYMBOL_SHAPE, 0.6, 1.25))
+    card_length = CARD_RATIO * width * squash
+    across_scale = abs(float(u @ n_long))
+    return CardFrame(
+        centre, (n_long, n_short, -n_long, -n_short),
+        (across_scale * width / 2, card_length / 2),
+        across_scale, length, width, card_length, squash,
+    )  # fmt: skip
+
+
+def corners_of(centre: np.ndarray, lines: list[tuple[np.ndarray, float]]) -> np.ndarray | None:
+    """The quad bounded by four lines, each (outward normal, distance from ``centre``), in
+    order round the card; None when two neighbours are near parallel."""
+    corners = []
+    for k in range(4):
+        (n1, d1), (n2, d2) = lines[k - 1], lines[k]
+        m = np.array([n1, n2])
+        if abs(np.linalg.det(m)) < 0.2:
+            return None
+        corners.append(centre + np.linalg.solve(m, np.array([d1, d2])))
+    return np.array(corners, np.float32)
+
+
+def predicted_quad(frame: CardFrame) -> np.ndarray | None:
+    """The card where its symbols alone put it, no edge looked at."""
+    return corners_of(frame.centre, [(n, frame.expect[k % 2]) for k, n in enumerate(frame.normals)])
+
+
 def _in_line(points: np.ndarray, size: float) -> bool:
     """Whether points lie along one straight line (within a quarter of ``size``)."""
     if len(points) < 3:
@@ -354,33 +421,11 @@ def card_hypotheses(
     when the content check rejects it (a neighbour's edge taken for the card's), place each pair
     of opposite sides by ``_pair_options``, best first. At least two sides must be seen.
     """
-    centres = np.array([b.centre for b in group])
-    centre = centres.mean(axis=0)
-    u = group[0].axis.copy()
-    for b in group[1:]:
-        u += b.axis if b.axis @ u > 0 else -b.axis
-    u /= np.linalg.norm(u)
-    v = np.array([-u[1], u[0]])
-    if len(group) > 1:  # the stacking direction, when the symbols show it
-        ends = centres[np.argsort(centres @ v)]
-        stack = ends[-1] - ends[0]
-        stack /= np.linalg.norm(stack)
-        if stack @ v > np.cos(np.radians(35)):
-            v = stack
-    n_long = np.array([-v[1], v[0]])  # normal of the long sides (which run along v)
-    n_long *= np.sign(n_long @ u)
-    n_short = np.array([-u[1], u[0]])  # normal of the short sides (which run along u)
-    n_short *= np.sign(n_short @ v)
-    length = float(np.mean([b.length for b in group]))
-    width = length / SYMBOL_TO_WIDTH
-    thickness = float(np.mean([b.thickness for b in group]))
-    # foreshortening along the card's length, judged from the symbols' proportions
-    squash = float(np.clip(thickness / length / SYMBOL_SHAPE, 0.6, 1.25))
-    card_length = CARD_RATIO * width * squash
-    across_scale = abs(float(u @ n_long))  # a side's distance along its normal
+    frame = card_frame(group)
+    centre, normals, expect = frame.centre, frame.normals, frame.expect
+    n_short, across_scale, length = normals[1], frame.across_scale, frame.symbol_length
+    width, card_length = frame.width, frame.card_length
     reach_v = max(float(abs((b.centre - centre) @ n_short)) + b.thickness / 2 for b in group)
-    normals = (n_long, n_short, -n_long, -n_short)
-    expect = (across_scale * width / 2, card_length / 2)
     firsts, others = [], []
     for k, normal in enumerate(normals):
         near = across_scale * (length / 2 + 0.06 * width) if k % 2 == 0 else reach_v + 0.08 * width
@@ -402,16 +447,11 @@ def card_hypotheses(
         across = (lines[0][1] + lines[2][1]) / across_scale
         along = lines[1][1] + lines[3][1]
         ratio = along / across  # the card's proportions, as foreshortened like its symbols
-        if not (0.55 < length / across < 0.88 and 0.75 < ratio / (CARD_RATIO * squash) < 1.35):
+        if not (
+            0.55 < length / across < 0.88 and 0.75 < ratio / (CARD_RATIO * frame.squash) < 1.35
+        ):
             return None
-        corners = []
-        for k in range(4):
-            (n1, d1), (n2, d2) = lines[k - 1], lines[k]
-            m = np.array([n1, n2])
-            if abs(np.linalg.det(m)) < 0.2:
-                return None
-            corners.append(centre + np.linalg.solve(m, np.array([d1, d2])))
-        return np.array(corners, np.float32)
+        return corners_of(centre, lines)
 
     primary = None
     seen = [s[2] >= SEEN for s in firsts]
