@@ -25,7 +25,12 @@ from setvision.vision.find.cardness import CardnessModel, load_cardness
 from setvision.vision.find.describe import describe_all
 from setvision.vision.find.fit import snap_sides
 from setvision.vision.find.outlines import Outline
-from setvision.vision.geometry import long_side_index, order_corners, touches_border
+from setvision.vision.geometry import (
+    convex_overlap,
+    long_side_index,
+    order_corners,
+    touches_border,
+)
 from setvision.vision.image import resize_long_side
 
 #: Two accepted candidates overlapping by more than this share of the smaller are one card.
@@ -61,7 +66,7 @@ def judge(
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection over the smaller area of two convex quads."""
-    inter, _ = cv2.intersectConvexConvex(a, b)
+    inter = convex_overlap(a, b)
     smaller = min(cv2.contourArea(a), cv2.contourArea(b))
     return float(inter / smaller) if smaller > 0 else 0.0
 

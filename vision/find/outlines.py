@@ -40,6 +40,7 @@ from setvision.vision.find.symbols import (
 )
 from setvision.vision.geometry import (
     aspect_ratio,
+    convex_overlap,
     interior_angles,
     long_side_first,
     order_corners,
@@ -210,7 +211,7 @@ def _card_shaped(
     quad, cut, cornered = fitted
     width, height = view.size
     frame = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
-    visible = cv2.intersectConvexConvex(quad, frame)[0] if cut else cv2.contourArea(quad)
+    visible = convex_overlap(quad, frame) if cut else cv2.contourArea(quad)
     if visible <= 0 or not 0.85 < area / visible < 1.08:
         return None
     angles = interior_angles(quad)
@@ -446,7 +447,7 @@ def _overlap(a: _Candidate, b: _Candidate) -> float:
     (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a.box, b.box
     if ax0 >= bx1 or bx0 >= ax1 or ay0 >= by1 or by0 >= ay1:
         return 0.0
-    return float(cv2.intersectConvexConvex(a.corners, b.corners)[0])
+    return convex_overlap(a.corners, b.corners)
 
 
 def _inside(points: np.ndarray, quad: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 from setvision.solver.errors import SetvisionError
-from setvision.vision.geometry import contains_point, touches_border
+from setvision.vision.geometry import contains_point, convex_overlap, touches_border
 from setvision.vision.learn.dataset import LABELS_DIR, Board
 from setvision.vision.learn.matching import match_by_position
 
@@ -182,7 +182,7 @@ def centre_truths(boards: Iterable[Board]) -> list[FindTruth]:
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
     a = cv2.convexHull(a.astype(np.float32))
     b = cv2.convexHull(b.astype(np.float32))
-    inter, _ = cv2.intersectConvexConvex(a, b)
+    inter = convex_overlap(a, b)
     union = cv2.contourArea(a) + cv2.contourArea(b) - inter
     return float(inter / union) if union > 0 else 0.0
 

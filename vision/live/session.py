@@ -24,7 +24,7 @@ from setvision.solver import Card
 from setvision.vision.contract import layout_record
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline
-from setvision.vision.geometry import contains_point, side_lengths
+from setvision.vision.geometry import contains_point, convex_overlap, side_lengths
 from setvision.vision.image import as_bgr
 from setvision.vision.layout import CONFIDENT, CardReading, Ignored
 from setvision.vision.live.motion import (
@@ -463,7 +463,7 @@ def _inside(corners: np.ndarray, shape: tuple[int, ...]) -> float:
     """The share of a quad's area that lies inside an image of this shape."""
     height, width = shape[:2]
     frame = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
-    area, _ = cv2.intersectConvexConvex(np.asarray(corners, np.float32), frame)
+    area = convex_overlap(np.asarray(corners, np.float32), frame)
     return float(area) / max(_area(corners), 1.0)
 
 

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 from setvision.solver import ATTRIBUTES, Card
+from setvision.vision.geometry import convex_overlap
 from setvision.vision.layout import CardReading, Ignored, Layout, verdict_message
 from setvision.vision.order import reading_order
 from setvision.vision.read.settle import settle
@@ -45,7 +46,7 @@ def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection over union of two convex quadrilaterals ((4, 2) x, y corners)."""
     a = np.asarray(a, dtype=np.float32).reshape(4, 2)
     b = np.asarray(b, dtype=np.float32).reshape(4, 2)
-    inter, _ = cv2.intersectConvexConvex(a, b)
+    inter = convex_overlap(a, b)
     union = cv2.contourArea(a) + cv2.contourArea(b) - inter
     return float(inter / union) if union > 0 else 0.0
 
