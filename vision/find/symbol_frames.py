@@ -26,6 +26,10 @@ from setvision.vision.find.symbols import (
 #: image: smaller symbols are mostly print texture (stripes, specks), and cards that small are
 #: left to the region makers.
 MIN_FRAME_SHARE = 0.0015
+#: Cards are framed from groups of at least this many symbols: a lone symbol-like hole is as
+#: often a print on a cloth or a bag (a banana, a leaf) as a card's single symbol, and most
+#: one-symbol cards come out as regions anyway.
+MIN_GROUP = 2
 #: A hole thinner than this (work pixels) is no symbol.
 MIN_SYMBOL_THICKNESS = 3.0
 #: A hole longer than this share of the work image's long side is no symbol.
@@ -74,6 +78,6 @@ def symbol_frames(holes: Sequence[np.ndarray], size: tuple[int, int]) -> list[np
         if len(outline) >= 2 * shortest
         and (blob := hole_blob(outline, shortest, longest)) is not None
     ]
-    frames = [card_frame(group) for group in group_blobs(blobs)]
+    frames = [card_frame(group) for group in group_blobs(blobs) if len(group) >= MIN_GROUP]
     quads = [predicted_quad(f) for f in frames if frame_area(f) >= smallest]
     return [q for q in quads if q is not None]
