@@ -196,12 +196,17 @@ def _clockwise(quads: np.ndarray) -> np.ndarray:
     return np.take_along_axis(quads, roll[..., None], axis=1)
 
 
+def _areas(quads: np.ndarray) -> np.ndarray:
+    """Each quad's (N, 4, 2) area."""
+    x, y = quads[..., 0], quads[..., 1]
+    return 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+
+
 def _plausible(quads: np.ndarray, region_areas: np.ndarray) -> np.ndarray:
     """Which quads (N, 4, 2, clockwise) could be a card seen from any angle."""
     d = np.roll(quads, -1, axis=1) - quads
     sides = np.sqrt((d * d).sum(axis=2))
-    x, y = quads[..., 0], quads[..., 1]
-    areas = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    areas = _areas(quads)
     pair_a, pair_b = sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]
     before, after = -np.roll(d, 1, axis=1), d
     cosines = (before * after).sum(axis=2) / (
@@ -232,9 +237,7 @@ def _symbol_holes(contours: Sequence[np.ndarray], hierarchy: np.ndarray) -> list
 
 def _centres_and_sizes(quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each quad's (N, 4, 2) centre and square root of its area."""
-    x, y = quads[..., 0], quads[..., 1]
-    areas = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
-    return quads.mean(axis=1), np.sqrt(areas)
+    return quads.mean(axis=1), np.sqrt(_areas(quads))
 
 
 def _new_places(frames: list[np.ndarray], quads: list[np.ndarray]) -> list[np.ndarray]:
@@ -259,7 +262,8 @@ def _new_places(frames: list[np.ndarray], quads: list[np.ndarray]) -> list[np.nd
 
 
 def find_candidates(maps: Maps) -> list[Candidate]:
-    """Every region of every maker that could be a card by size, solidity and shape."""
+    """Every region of every maker, and every card framed from symbols, that could be a card by
+    size, solidity and shape."""
     height, width = maps.score.shape
     low, high = MIN_AREA_SHARE * width * height, MAX_AREA_SHARE * width * height
     # a region of area ``low`` has a perimeter of at least 4 sqrt(low) pixels
