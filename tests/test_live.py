@@ -18,9 +18,10 @@ import pytest
 from setvision.cli import main
 from setvision.solver import ATTRIBUTES, VALUES, find_sets, parse_card
 from setvision.vision.errors import CameraError
+from setvision.vision.geometry import convex_iou
 from setvision.vision.layout import CardReading, Layout
 from setvision.vision.live.source import Frame, FrameSource
-from setvision.vision.live.tracking import Tracker, quad_iou
+from setvision.vision.live.tracking import Tracker
 from setvision.vision.live.window import Controls, draw, hand_claim
 from setvision.vision.live.worker import AnalysisWorker, analysed_frames
 
@@ -68,11 +69,11 @@ def _layout(readings: list[CardReading]) -> Layout:
     return Layout((800, 600), tuple(readings))
 
 
-def test_quad_iou_of_equal_disjoint_and_half_overlapping_quads():
+def test_iou_of_equal_disjoint_and_half_overlapping_quads():
     a = np.float32([[0, 0], [10, 0], [10, 10], [0, 10]])
-    assert quad_iou(a, a) == pytest.approx(1.0)
-    assert quad_iou(a, a + 20) == 0.0
-    assert quad_iou(a, a + [5, 0]) == pytest.approx(50 / 150)
+    assert convex_iou(a, a) == pytest.approx(1.0)
+    assert convex_iou(a, a + 20) == 0.0
+    assert convex_iou(a, a + [5, 0]) == pytest.approx(50 / 150)
 
 
 def test_ids_and_numbers_hold_while_cards_jitter():

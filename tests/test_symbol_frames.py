@@ -14,7 +14,7 @@ from setvision.vision.find.symbols import (
     card_frame,
     predicted_quad,
 )
-from setvision.vision.learn.find_eval import _iou
+from setvision.vision.geometry import convex_iou
 
 TABLE = (40, 45, 50)  # BGR: dark wood
 PAPER = (235, 240, 240)
@@ -49,8 +49,8 @@ def test_touching_cards_merged_into_one_region_are_framed_from_their_symbols():
     frames = [c.quad.astype(np.float64) for c in candidates if c.maker == SYMBOLS]
     others = [c.quad.astype(np.float64) for c in candidates if c.maker != SYMBOLS]
     for card in cards:
-        assert max(_iou(card, other) for other in others) < 0.7  # no region parts them
-        assert max(_iou(card, frame) for frame in frames) > 0.85
+        assert max(convex_iou(card, other) for other in others) < 0.7  # no region parts them
+        assert max(convex_iou(card, frame) for frame in frames) > 0.85
 
 
 def test_a_card_without_print_and_a_plain_table_give_no_frames():

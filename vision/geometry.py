@@ -93,36 +93,49 @@ def _hull(polygon: np.ndarray) -> list[tuple[float, float]]:
     return points if _signed_area(points) >= 0 else points[::-1]
 
 
-def convex_overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """The area two polygons' convex hulls share.
-
-    Clips one hull by each side of the other (Sutherland-Hodgman): exact, and right where
-    OpenCV's ``intersectConvexConvex`` returns 0, for two near-identical quads sharing a corner
-    to within float precision.
-    """
-    a, b = np.asarray(a).reshape(-1, 2), np.asarray(b).reshape(-1, 2)
+def _boxes_meet(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the bounding boxes of two point sets ((N, 2)) overlap."""
     low_a, high_a, low_b, high_b = a.min(axis=0), a.max(axis=0), b.min(axis=0), b.max(axis=0)
-    if (low_a >= high_b).any() or (low_b >= high_a).any():
-        return 0.0  # their bounding boxes do not overlap
-    subject, clip = _hull(a), _hull(b)
+    return not ((low_a >= high_b).any() or (low_b >= high_a).any())
+
+
+def _clipped_area(subject: list[tuple[float, float]], clip: list[tuple[float, float]]) -> float:
+    """The area two convex hulls (as ``_hull`` gives them) share: ``subject`` clipped by each
+    side of ``clip`` (Sutherland-Hodgman)."""
     if len(subject) < 3 or len(clip) < 3:
         return 0.0
     for (x0, y0), (x1, y1) in zip(clip, clip[1:] + clip[:1]):
         dx, dy = x1 - x0, y1 - y0
+        sides = [dx * (y - y0) - dy * (x - x0) for x, y in subject]  # >= 0: inside
         kept: list[tuple[float, float]] = []
         for k, point in enumerate(subject):
-            before = subject[k - 1]
-            inside = dx * (point[1] - y0) - dy * (point[0] - x0) >= 0
-            was_inside = dx * (before[1] - y0) - dy * (before[0] - x0) >= 0
-            if inside != was_inside:
-                s0 = dx * (before[1] - y0) - dy * (before[0] - x0)
-                s1 = dx * (point[1] - y0) - dy * (point[0] - x0)
+            before, s0, s1 = subject[k - 1], sides[k - 1], sides[k]
+            if (s1 >= 0) != (s0 >= 0):
                 t = s0 / (s0 - s1)
                 kept.append((before[0] + t * (point[0] - before[0]),
                              before[1] + t * (point[1] - before[1])))  # fmt: skip
-            if inside:
+            if s1 >= 0:
                 kept.append(point)
         subject = kept
         if len(subject) < 3:
             return 0.0
     return max(0.0, _signed_area(subject))
+
+
+def convex_overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """The area two polygons' convex hulls share.
+
+    Exact, and right where OpenCV's ``intersectConvexConvex`` returns 0: for two
+    near-identical quads sharing a corner to within float precision.
+    """
+    a, b = np.asarray(a).reshape(-1, 2), np.asarray(b).reshape(-1, 2)
+    return _clipped_area(_hull(a), _hull(b)) if _boxes_meet(a, b) else 0.0
+
+
+def convex_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two polygons' convex hulls (0 when both are empty)."""
+    a, b = np.asarray(a).reshape(-1, 2), np.asarray(b).reshape(-1, 2)
+    hull_a, hull_b = _hull(a), _hull(b)
+    inter = _clipped_area(hull_a, hull_b) if _boxes_meet(a, b) else 0.0
+    union = _signed_area(hull_a) + _signed_area(hull_b) - inter
+    return inter / union if union > 0 else 0.0

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 from setvision.solver.errors import SetvisionError
-from setvision.vision.geometry import contains_point, convex_overlap, touches_border
+from setvision.vision.geometry import contains_point, convex_iou, touches_border
 from setvision.vision.learn.dataset import LABELS_DIR, Board
 from setvision.vision.learn.matching import match_by_position
 
@@ -179,14 +179,6 @@ def centre_truths(boards: Iterable[Board]) -> list[FindTruth]:
     ]  # fmt: skip
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    a = cv2.convexHull(a.astype(np.float32))
-    b = cv2.convexHull(b.astype(np.float32))
-    inter = convex_overlap(a, b)
-    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
-    return float(inter / union) if union > 0 else 0.0
-
-
 def _pairs(cost: np.ndarray, allowed: np.ndarray) -> list[tuple[int, int]]:
     if cost.size == 0:
         return []
@@ -200,7 +192,7 @@ def score_found(truth: FindTruth, quads: list[np.ndarray]) -> tuple[int, int]:
     used: set[int] = set()
     found = 0
     if truth.polygons:
-        iou = np.array([[_iou(p, q) for q in quads] for p in truth.polygons]).reshape(
+        iou = np.array([[convex_iou(p, q) for q in quads] for p in truth.polygons]).reshape(
             len(truth.polygons), len(quads)
         )
         pairs = _pairs(-iou, iou >= MATCH_IOU)
@@ -214,7 +206,7 @@ def score_found(truth: FindTruth, quads: list[np.ndarray]) -> tuple[int, int]:
     for j, quad in enumerate(quads):
         if j in used:
             continue
-        if any(_iou(p, quad) >= MATCH_IOU for p in truth.ignore_polygons) or any(
+        if any(convex_iou(p, quad) >= MATCH_IOU for p in truth.ignore_polygons) or any(
             contains_point(quad, c) for c in truth.ignore_centres
         ):
             neutral += 1
@@ -356,7 +348,7 @@ def same_cards(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
         return False
     if not a:
         return True
-    iou = np.array([[_iou(p, q) for q in b] for p in a])
+    iou = np.array([[convex_iou(p, q) for q in b] for p in a])
     return len(_pairs(-iou, iou >= SAME_CARD_IOU)) == len(a)
 
 

@@ -22,10 +22,10 @@ from setvision.vision.find.cardness import CardnessModel
 from setvision.vision.find.describe import CONTEXT, FEATURES, with_context
 from setvision.vision.find.finder import PaperLeft
 from setvision.vision.fingerprint import code_fingerprint, package_modules
-from setvision.vision.geometry import contains_point
+from setvision.vision.geometry import contains_point, convex_iou
 from setvision.vision.image import load, resize_long_side
 from setvision.vision.learn.augment import augment_for_finder
-from setvision.vision.learn.find_eval import FindResult, FindTruth, _iou, score_found
+from setvision.vision.learn.find_eval import FindResult, FindTruth, score_found
 from setvision.vision.learn.training import _export_forest, _parallel, cache_dir
 
 #: Candidates overlapping a labelled card at least this much (intersection/union) are cards.
@@ -145,12 +145,12 @@ def photo_samples(
     labels = []
     for candidate in candidates:
         quad = candidate.quad.astype(np.float64)
-        best = max((_iou(p, quad) for p in polygons), default=0.0)
+        best = max((convex_iou(p, quad) for p in polygons), default=0.0)
         if best >= POSITIVE_IOU:
             label = 1
         elif (
             best >= NEGATIVE_IOU
-            or any(_iou(p, quad) >= NEGATIVE_IOU for p in ignore)
+            or any(convex_iou(p, quad) >= NEGATIVE_IOU for p in ignore)
             or any(contains_point(quad, c) for c in unknown_centres)
         ):
             label = -1

@@ -24,7 +24,7 @@ from setvision.solver import Card
 from setvision.vision.contract import layout_record
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline
-from setvision.vision.geometry import contains_point, convex_overlap, side_lengths
+from setvision.vision.geometry import contains_point, convex_iou, convex_overlap, side_lengths
 from setvision.vision.image import as_bgr
 from setvision.vision.layout import CONFIDENT, CardReading, Ignored
 from setvision.vision.live.motion import (
@@ -38,7 +38,7 @@ from setvision.vision.live.motion import (
     work_copy,
 )
 from setvision.vision.live.source import Frame
-from setvision.vision.live.tracking import LiveLayout, Track, Tracker, quad_iou
+from setvision.vision.live.tracking import LiveLayout, Track, Tracker
 from setvision.vision.pipeline import CardReader, MeasuredCard
 from setvision.vision.read.settle import settle
 
@@ -240,7 +240,7 @@ class LiveAnalyser:
         return pending
 
     def _unreadable(self, corners_xy: np.ndarray) -> Ignored | None:
-        return next((i for i in self._rejected if quad_iou(corners_xy, i.corners_xy) > 0.8), None)
+        return next((i for i in self._rejected if convex_iou(corners_xy, i.corners_xy) > 0.8), None)
 
     def _covered(self, corners_xy: np.ndarray) -> bool:
         """Whether the outline's centre lies on a card already followed."""
@@ -441,7 +441,7 @@ def _plausible_move(before: np.ndarray, after: np.ndarray) -> bool:
 def _same_card(a: Track, b: Track) -> bool:
     """Two quads overlap much, or one's centre lies on the other: cards do not overlap so."""
     return (
-        quad_iou(a.corners_xy, b.corners_xy) > 0.3
+        convex_iou(a.corners_xy, b.corners_xy) > 0.3
         or contains_point(a.corners_xy, tuple(b.corners_xy.mean(axis=0)))
         or contains_point(b.corners_xy, tuple(a.corners_xy.mean(axis=0)))
     )

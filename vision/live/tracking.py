@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 from setvision.solver import ATTRIBUTES, Card
-from setvision.vision.geometry import convex_overlap
+from setvision.vision.geometry import convex_iou
 from setvision.vision.layout import CardReading, Ignored, Layout, verdict_message
 from setvision.vision.order import reading_order
 from setvision.vision.read.settle import settle
@@ -40,15 +40,6 @@ STEADY_AFTER = 8
 MAX_MISSES = 3
 #: Least overlap (intersection over union) for an outline to be the same card as a track.
 MIN_IOU = 0.3
-
-
-def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over union of two convex quadrilaterals ((4, 2) x, y corners)."""
-    a = np.asarray(a, dtype=np.float32).reshape(4, 2)
-    b = np.asarray(b, dtype=np.float32).reshape(4, 2)
-    inter = convex_overlap(a, b)
-    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
-    return float(inter / union) if union > 0 else 0.0
 
 
 @dataclass
@@ -189,7 +180,7 @@ class Tracker:
         result: list[int | None] = [None] * len(quads)
         if not quads or not ids:
             return result
-        iou = np.array([[quad_iou(q, self.tracks[i].corners_xy) for i in ids] for q in quads])
+        iou = np.array([[convex_iou(q, self.tracks[i].corners_xy) for i in ids] for q in quads])
         rows, columns = linear_sum_assignment(-iou)
         for row, column in zip(rows, columns):
             if iou[row, column] >= self.min_iou:
