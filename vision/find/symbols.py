@@ -261,53 +261,59 @@ def _in_line(points: np.ndarray, size: float) -> bool:
     return float(values[-1]) / np.sqrt(len(points)) < 0.25 * size
 
 
-def _line_scores(
+@dataclass(frozen=True)
+class _Lines:
+    """Lightness steps sampled along lines (sides, distances, angles, points): the strongest
+    rise and fall across each point (a pixel either way counts, so a thin gap between touching
+    cards is seen as well), and whether the point lies in the image."""
+
+    highest: np.ndarray
+    lowest: np.ndarray
+    inside: np.ndarray
+
+    def scores(self, strong: float) -> np.ndarray:
+        """Each line's share of points stepping by ``strong`` per pixel or more, all the same
+        way (0 for lines mostly outside the image)."""
+        rise = np.minimum(np.maximum(self.highest, 0), strong) * self.inside
+        fall = np.minimum(np.maximum(-self.lowest, 0), strong) * self.inside
+        valid = self.inside.sum(-1)
+        score = np.maximum(rise.sum(-1), fall.sum(-1)) / (strong * np.maximum(valid, 1))
+        return score * (valid >= 0.6 * self.inside.shape[-1])
+
+
+def _sample_lines(
     grad_x: np.ndarray,
     grad_y: np.ndarray,
     centre: np.ndarray,
-    normal: np.ndarray,
+    normals: np.ndarray,
     dist: np.ndarray,
     angles: np.ndarray,
-    half: float,
+    halves: np.ndarray,
     samples: int,
-    strong: float = 4.0,
-) -> np.ndarray:
-    """Edge scores (len(dist), len(angles)) of lines at distances ``dist`` from ``centre``.
-
-    A line's normal is ``normal`` turned by an angle; its score is the share of points along it
-    (within ``half`` of its middle) where the lightness steps across it by ``strong`` per pixel
-    or more, all the same way; a step one pixel either side counts, so a thin gap between
-    touching cards is seen as well.
-    """
+) -> _Lines:
+    """Lines out from ``centre`` for several sides at once (one call: numpy's cost per call,
+    not per point, dominates at these sizes). Side k's lines lie at distances ``dist[k]``,
+    their normal ``normals[k]`` turned by each of ``angles[k]``, with ``samples`` points
+    within ``halves[k]`` of their middle."""
     h, w = grad_x.shape
-    t = _unit_steps(samples) * half
+    along = (_unit_steps(samples)[None, :] * halves[:, None])[None, :, None, None, :]
     cos, sin = np.cos(angles), np.sin(angles)
-    nx = normal[0] * cos - normal[1] * sin
-    ny = normal[0] * sin + normal[1] * cos
-    along = t[None, None, :]
-    # the three lines a pixel apart (r - 1, r, r + 1), each (len(dist), len(angles), samples);
-    # kept apart rather than stacked on a last axis of 3: numpy reduces short axes slowly
-    steps, inside = [], None
-    for offset in (-1.0, 0.0, 1.0):
-        r = (dist + offset)[:, None, None]
-        px = centre[0] + r * nx[:, None] - along * ny[:, None]
-        py = centre[1] + r * ny[:, None] + along * nx[:, None]
-        within = (px >= 0) & (px <= w - 1) & (py >= 0) & (py <= h - 1)
-        inside = within if inside is None else inside & within
-        xi = np.minimum(np.maximum(np.rint(px).astype(np.int32), 0), w - 1)  # np.clip: slower
-        yi = np.minimum(np.maximum(np.rint(py).astype(np.int32), 0), h - 1)
-        flat = yi * w + xi  # np.take on the flat array: the same pixels, gathered faster
-        steps.append(
-            np.take(grad_x.reshape(-1), flat) * nx[:, None]
-            + np.take(grad_y.reshape(-1), flat) * ny[:, None]
-        )
-    highest = np.maximum(np.maximum(steps[0], steps[1]), steps[2])
-    lowest = np.minimum(np.minimum(steps[0], steps[1]), steps[2])
-    rise = np.minimum(np.maximum(highest, 0), strong) * inside
-    fall = np.minimum(np.maximum(-lowest, 0), strong) * inside
-    valid = inside.sum(-1)
-    score = np.maximum(rise.sum(-1), fall.sum(-1)) / (strong * np.maximum(valid, 1))
-    return score * (valid >= 0.6 * samples)
+    nx = (normals[:, :1] * cos - normals[:, 1:] * sin)[None, :, None, :, None]
+    ny = (normals[:, :1] * sin + normals[:, 1:] * cos)[None, :, None, :, None]
+    # the three lines a pixel apart (r - 1, r, r + 1) on a first axis
+    r = (dist[None] + np.array([-1.0, 0.0, 1.0])[:, None, None])[..., None, None]
+    px = centre[0] + r * nx - along * ny
+    py = centre[1] + r * ny + along * nx
+    inside = ((px >= 0) & (px <= w - 1) & (py >= 0) & (py <= h - 1)).all(axis=0)
+    xi = np.minimum(np.maximum(np.rint(px).astype(np.int32), 0), w - 1)  # np.clip: slower
+    yi = np.minimum(np.maximum(np.rint(py).astype(np.int32), 0), h - 1)
+    flat = yi * w + xi  # np.take on the flat array: the same pixels, gathered faster
+    steps = np.take(grad_x.reshape(-1), flat) * nx + np.take(grad_y.reshape(-1), flat) * ny
+    return _Lines(
+        np.maximum(np.maximum(steps[0], steps[1]), steps[2]),
+        np.minimum(np.minimum(steps[0], steps[1]), steps[2]),
+        inside,
+    )
 
 
 @functools.cache
@@ -320,28 +326,76 @@ def _unit_steps(samples: int) -> np.ndarray:
 
 Edge = tuple[float, float, float]  # distance from the centre, angle (radians), score
 
+#: The coarse search's turns of a side from its predicted direction (radians).
+COARSE_TURNS = np.radians(np.arange(-10, 10.1, 2.5))
+#: The fine search's steps around a coarse edge: distance (pixels) and turn (radians).
+FINE_STEPS = np.array([-0.5, 0.0, 0.5])
+FINE_TURNS = np.radians([-1.25, 0.0, 1.25])
 
-def _side_candidates(
+
+@dataclass(frozen=True)
+class _SideSearch:
+    """The coarse search for the four sides' edges: each side's distances and sampled lines."""
+
+    normals: np.ndarray  # (4, 2)
+    halves: np.ndarray  # (4,)
+    dists: list[np.ndarray]
+    lines: _Lines  # distances padded to the longest side's
+
+    def scores(self, strong: float) -> list[np.ndarray]:
+        """Each side's line scores (distances, angles) at step strength ``strong``."""
+        score = self.lines.scores(strong)
+        return [s[: len(d)] for s, d in zip(score, self.dists)]
+
+    def refine(
+        self,
+        grad_x: np.ndarray,
+        grad_y: np.ndarray,
+        centre: np.ndarray,
+        wanted: list[tuple[int, int, float]],
+        strong: float,
+    ) -> list[Edge]:
+        """The best nearby line (a finer search) for each (side, distance index, angle)
+        wanted."""
+        if not wanted:
+            return []
+        sides = np.array([k for k, _, _ in wanted])
+        dist = np.array([self.dists[k][i] + FINE_STEPS for k, i, _ in wanted])
+        angles = np.array([angle + FINE_TURNS for _, _, angle in wanted])
+        fine = _sample_lines(
+            grad_x, grad_y, centre, self.normals[sides], dist, angles, self.halves[sides], 15
+        ).scores(strong)
+        edges = []
+        for row, d, a in zip(fine, dist, angles):
+            i, k = np.unravel_index(int(np.argmax(row)), row.shape)
+            edges.append((float(d[i]), float(a[k]), float(row[i, k])))
+        return edges
+
+
+def _side_search(
     grad_x: np.ndarray,
     grad_y: np.ndarray,
     centre: np.ndarray,
-    normal: np.ndarray,
-    reach: tuple[float, float],
-    half: float,
-    strong: float,
-) -> tuple[Edge, Callable[[], list[Edge]]]:
-    """Straight edges out from the centre, near-parallel to a side.
+    normals: np.ndarray,
+    reaches: list[tuple[float, float]],
+    halves: np.ndarray,
+) -> _SideSearch:
+    """Lines out from the centre near-parallel to each side (within 10 degrees), at every
+    pixel of distance within its reach."""
+    dists = [
+        np.linspace(d_min, d_max, max(3, int(round(d_max - d_min)) + 1)) for d_min, d_max in reaches
+    ]
+    longest = max(len(d) for d in dists)
+    padded = np.array([np.pad(d, (0, longest - len(d)), mode="edge") for d in dists])
+    turns = np.broadcast_to(COARSE_TURNS, (len(dists), len(COARSE_TURNS)))
+    lines = _sample_lines(grad_x, grad_y, centre, normals, padded, turns, halves, 11)
+    return _SideSearch(normals, halves, dists, lines)
 
-    A coarse search over distances and angles (within 10 degrees), then a finer one around each
-    edge chosen. Returns the first clear edge (a neighbour's edge lies further out), or the
-    strongest when none is clear; and a function giving the two strongest other edges, nearest
-    first, however faint (down to ``LOW``), looked at only when needed.
-    """
-    d_min, d_max = reach
-    dist = np.linspace(d_min, d_max, max(3, int(round(d_max - d_min)) + 1))
-    angles = np.radians(np.arange(-10, 10.1, 2.5))
-    score = _line_scores(grad_x, grad_y, centre, normal, dist, angles, half, 11, strong)
-    best = score.max(axis=1)
+
+def _side_picks(best: np.ndarray) -> tuple[int, list[int]]:
+    """Which distances to refine for one side, given each distance's best score: the first
+    clear edge (a neighbour's edge lies further out), or the strongest when none is clear; and
+    the two strongest other edges, nearest first, however faint (down to ``LOW``)."""
     top = best.max()
     last = len(best) - 1
     peaks = [
@@ -355,18 +409,7 @@ def _side_candidates(
     for i in sorted(peaks, key=lambda i: -best[i]):  # the strongest, one per plateau
         if abs(i - pick) > 2 and all(abs(i - j) > 2 for j in others):
             others.append(i)
-    others = sorted(others[:2])
-
-    def refine(i: int) -> Edge:
-        fine_dist = dist[i] + np.array([-0.5, 0.0, 0.5])
-        fine_angles = angles[int(np.argmax(score[i]))] + np.radians([-1.25, 0.0, 1.25])
-        fine = _line_scores(
-            grad_x, grad_y, centre, normal, fine_dist, fine_angles, half, 15, strong
-        )
-        a, k = np.unravel_index(int(np.argmax(fine)), fine.shape)
-        return float(fine_dist[a]), float(fine_angles[k]), float(fine[a, k])
-
-    return refine(pick), lambda: [refine(i) for i in others]
+    return pick, sorted(others[:2])
 
 
 def _pair_options(
@@ -408,32 +451,35 @@ Hypothesis = tuple[np.ndarray, int, float]  # corners, sides seen, cost (lower: 
 
 
 def card_hypotheses(
-    group: list[Blob], grad_x: np.ndarray, grad_y: np.ndarray, strong: float = 4.0
+    group: list[Blob],
+    grad_x: np.ndarray,
+    grad_y: np.ndarray,
+    strong: float = 4.0,
+    fainter: float | None = None,
 ) -> tuple[Hypothesis | None, Callable[[], list[Hypothesis]]]:
     """Card quadrilaterals around a symbol group: the most likely one (or None), and a function
     giving others (looked for only when needed).
 
     The card's short sides run along the symbols' axis; its long sides along the line through
     the symbols (seen at a slant, a card is a parallelogram rather than a rectangle). A side is
-    an edge stepping by ``strong`` lightness units per pixel or more. The first quad takes the
-    first clear edge out from the symbols on each side (a side unseen, or placed much further
-    from the symbols than its opposite, is the mirror of that one). Up to three others, for
-    when the content check rejects it (a neighbour's edge taken for the card's), place each pair
-    of opposite sides by ``_pair_options``, best first. At least two sides must be seen.
+    an edge stepping by ``strong`` lightness units per pixel or more (when no likely quad shows,
+    by ``fainter`` if given: white cards on white). The first quad takes the first clear edge
+    out from the symbols on each side (a side unseen, or placed much further from the symbols
+    than its opposite, is the mirror of that one). Up to three others, for when the content
+    check rejects it (a neighbour's edge taken for the card's), place each pair of opposite
+    sides by ``_pair_options``, best first. At least two sides must be seen.
     """
     frame = card_frame(group)
     centre, normals, expect = frame.centre, frame.normals, frame.expect
     n_short, across_scale, length = normals[1], frame.across_scale, frame.symbol_length
     width, card_length = frame.width, frame.card_length
     reach_v = max(float(abs((b.centre - centre) @ n_short)) + b.thickness / 2 for b in group)
-    firsts, others = [], []
-    for k, normal in enumerate(normals):
+    reaches, halves = [], []
+    for k in range(4):
         near = across_scale * (length / 2 + 0.06 * width) if k % 2 == 0 else reach_v + 0.08 * width
-        far = max(near + 2, 1.4 * expect[k % 2])
-        half = card_length / 2 if k % 2 == 0 else width / 2
-        first, more = _side_candidates(grad_x, grad_y, centre, normal, (near, far), half, strong)
-        firsts.append(first)
-        others.append(more)
+        reaches.append((near, max(near + 2, 1.4 * expect[k % 2])))
+        halves.append(card_length / 2 if k % 2 == 0 else width / 2)
+    search = _side_search(grad_x, grad_y, centre, np.array(normals), reaches, np.array(halves))
 
     def quad(sides: list[tuple[float, float]]) -> np.ndarray | None:
         lines = []
@@ -453,25 +499,44 @@ def card_hypotheses(
             return None
         return corners_of(centre, lines)
 
-    primary = None
-    seen = [s[2] >= SEEN for s in firsts]
-    for k in (0, 1):  # symbols are centred: opposite sides lie at about the same distance
-        a, b = firsts[k], firsts[k + 2]
-        if seen[k] and seen[k + 2] and abs(a[0] - b[0]) > 0.2 * min(a[0], b[0]):
-            seen[k if abs(a[0] - expect[k]) > abs(b[0] - expect[k]) else k + 2] = False
-    pairs = [seen[0] or seen[2], seen[1] or seen[3]]
-    if any(pairs) and (all(pairs) or sum(seen) >= 2):
+    def first_look(
+        strong: float,
+    ) -> tuple[Hypothesis | None, list[Edge], list[tuple[int, int, float]]]:
+        """The likeliest quad at this strength, each side's first edge, and where the other
+        edges worth refining lie (side, distance index, angle)."""
+        scores = search.scores(strong)
+        picks = [_side_picks(score.max(axis=1)) for score in scores]
+
+        def at(k: int, i: int) -> tuple[int, int, float]:
+            return k, i, COARSE_TURNS[int(np.argmax(scores[k][i]))]
+
+        firsts = search.refine(
+            grad_x, grad_y, centre, [at(k, p[0]) for k, p in enumerate(picks)], strong
+        )
+        others = [at(k, i) for k, p in enumerate(picks) for i in p[1]]
+        seen = [s[2] >= SEEN for s in firsts]
+        for k in (0, 1):  # symbols are centred: opposite sides lie at about the same distance
+            a, b = firsts[k], firsts[k + 2]
+            if seen[k] and seen[k + 2] and abs(a[0] - b[0]) > 0.2 * min(a[0], b[0]):
+                seen[k if abs(a[0] - expect[k]) > abs(b[0] - expect[k]) else k + 2] = False
+        pairs = [seen[0] or seen[2], seen[1] or seen[3]]
+        if not (any(pairs) and (all(pairs) or sum(seen) >= 2)):
+            return None, firsts, others
         sides = []
         for k in range(4):
             opposite = (k + 2) % 4
             side = firsts[k] if seen[k] else firsts[opposite] if seen[opposite] else None
             sides.append(side[:2] if side is not None else (expect[k % 2], 0.0))
         corners = quad(sides)
-        if corners is not None:
-            primary = (corners, int(sum(seen)), 0.0)
+        return (corners, int(sum(seen)), 0.0) if corners is not None else None, firsts, others
+
+    primary, firsts, others = first_look(strong)
 
     def alternatives() -> list[Hypothesis]:
-        edges = [[e for e in [firsts[k], *others[k]()] if e[2] >= LOW] for k in range(4)]
+        more: list[list[Edge]] = [[] for _ in range(4)]
+        for (k, _, _), edge in zip(others, search.refine(grad_x, grad_y, centre, others, strong)):
+            more[k].append(edge)
+        edges = [[e for e in [firsts[k], *more[k]] if e[2] >= LOW] for k in range(4)]
         pairs = [
             _pair_options(edges[0], edges[2], expect[0], 0.25)[:3],
             _pair_options(edges[1], edges[3], expect[1], 0.35)[:3],
@@ -487,4 +552,6 @@ def card_hypotheses(
                 found.append((corners, round(evidence_a + evidence_b), 1.0 + cost_a + cost_b))
         return sorted(found, key=lambda h: h[2])[:3]
 
+    if primary is None and fainter is not None:
+        return first_look(fainter)[0], alternatives
     return primary, alternatives
