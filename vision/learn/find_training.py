@@ -10,6 +10,7 @@ candidates over a labelled card it missed are left out.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -71,10 +72,13 @@ class PhotoSamples:
 
 def _fingerprint() -> str:
     """Changes with the code and settings that make a photo's samples: the candidate makers
-    (the previous finder's included), the features and the labelling (decoding is OpenCV's)."""
+    (the previous finder's included), the features, the training copies and the labelling
+    (decoding is OpenCV's)."""
     makers = package_modules("setvision.vision.find", ("finder.py", "cardness.py", "__init__.py"))
+    makers.append("setvision.vision.learn.augment")
     settings = repr((POSITIVE_IOU, NEGATIVE_IOU, WORK_LONG_SIDE, PHOTO_SAMPLES, _FOREST))
-    return code_fingerprint(makers, (settings.encode(), cv2.__version__.encode()))[:12]
+    labelling = inspect.getsource(photo_samples).encode()
+    return code_fingerprint(makers, (settings.encode(), labelling, cv2.__version__.encode()))[:12]
 
 
 def _cache_path(kind: str, described: str) -> Path:
