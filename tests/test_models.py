@@ -101,3 +101,23 @@ def test_training_copies_under_other_light_are_reproducible_and_change_the_photo
         assert not np.array_equal(change(photo, np.random.default_rng(0)), photo)
     names = {augment(photo, f"photo{k}.jpg")[0] for k in range(40)}
     assert names == set(AUGMENTATIONS)  # every change is used
+
+
+def test_far_copy_shrinks_and_mirrors_the_table_and_places_every_card_where_it_shows():
+    from setvision.vision.learn.augment import augment_for_finder, far_away
+
+    photo = np.full((90, 120, 3), 40, np.uint8)
+    photo[30:36, 60:66] = 255  # one white "card", centre (62.5, 32.5)
+    for seed in range(4):
+        copy = far_away(photo, np.random.default_rng(seed))
+        places = copy.places(np.array([[62.5, 32.5]]))
+        tiles = int(round(np.sqrt(len(places))))
+        assert tiles in (2, 3) and len(places) == tiles * tiles
+        assert copy.weight == 1 / tiles**2  # the copy weighs as one photo
+        assert copy.image.shape[:2] == (90 // tiles * tiles, 120 // tiles * tiles)
+        for ((x, y),) in places:
+            assert copy.image[int(round(y)), int(round(x))].min() > 150
+        white = (copy.image.min(axis=2) > 150).mean()  # the card's share of the picture kept
+        assert 0.5 < white / (36 / photo[..., 0].size) < 2
+    names = {augment_for_finder(photo, f"photo{k}.jpg").name[:3] for k in range(60)}
+    assert "far" in names and "sha" in names

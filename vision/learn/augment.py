@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -78,14 +79,62 @@ def cast_shadow(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(image * shade[..., None], 0, 255).astype(np.uint8)
 
 
+@dataclass(frozen=True)
+class FinderCopy:
+    """A training photo's copy for the finder: the change made, the copied image, where points
+    of the photo lie in it (a point may show more than once), and how much each of its
+    candidates weighs in training (a copy showing the photo many times counts as one photo)."""
+
+    name: str
+    image: np.ndarray
+    places: Callable[[np.ndarray], list[np.ndarray]]
+    weight: float = 1.0
+
+
+def _same_place(points: np.ndarray) -> list[np.ndarray]:
+    return [points]
+
+
+def far_away(image: np.ndarray, rng: np.random.Generator) -> FinderCopy:
+    """The table seen from further away: the photo shrunk 2 or 3 times and tiled, each tile
+    mirrored from its neighbours so the table runs on across the seams. Few photos show cards
+    this small (a few hundredths of the picture's width); the finder must still take them."""
+    tiles = int(rng.integers(2, 4))
+    height, width = image.shape[:2]
+    tile_w, tile_h = max(1, width // tiles), max(1, height // tiles)
+    small = cv2.resize(image, (tile_w, tile_h), interpolation=cv2.INTER_AREA)
+    rows = []
+    for row in range(tiles):
+        flipped = small[::-1] if row % 2 else small
+        rows.append(np.hstack([flipped[:, ::-1] if col % 2 else flipped for col in range(tiles)]))
+    scale = np.array([tile_w / width, tile_h / height])
+    size = np.array([tile_w, tile_h])
+
+    def places(points: np.ndarray) -> list[np.ndarray]:
+        inside = (np.asarray(points, np.float64) + 0.5) * scale - 0.5  # pixel centres kept
+        placed = []
+        for row in range(tiles):
+            for col in range(tiles):
+                mirrored = np.where([col % 2, row % 2], size - 1 - inside, inside)
+                placed.append(mirrored + size * [col, row])
+        return placed
+
+    return FinderCopy(f"far{tiles}", np.vstack(rows), places, 1.0 / tiles**2)
+
+
 #: The finder also learns cards under a hard cast shadow (the attribute models' copies stay as
-#: they are, so their training is unchanged).
+#: they are, so their training is unchanged), and cards seen from far away.
 FINDER_AUGMENTATIONS = {**AUGMENTATIONS, "shadow": cast_shadow}
+FINDER_GEOMETRY = {"far": far_away}
 
 
-def augment_for_finder(image: np.ndarray, key: str) -> tuple[str, np.ndarray]:
-    """One change of camera or light (or a cast shadow) for the photo named ``key``."""
+def augment_for_finder(image: np.ndarray, key: str) -> FinderCopy:
+    """One change of camera or light, a cast shadow, or a step back, for the photo named
+    ``key``; the same on every run."""
     seed = int(hashlib.sha1(("finder " + key).encode()).hexdigest()[:12], 16)
-    names = sorted(FINDER_AUGMENTATIONS)
+    names = sorted([*FINDER_AUGMENTATIONS, *FINDER_GEOMETRY])
     name = names[seed % len(names)]
-    return name, FINDER_AUGMENTATIONS[name](image, np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    if name in FINDER_GEOMETRY:
+        return FINDER_GEOMETRY[name](image, rng)
+    return FinderCopy(name, FINDER_AUGMENTATIONS[name](image, rng), _same_place)

@@ -68,6 +68,7 @@ class PhotoSamples:
     paper: np.ndarray  # the work image's paper mask (``Maps.paper``)
     ink: np.ndarray  # where coloured ink is printed, at the paper mask's size (``Maps.ink``)
     copy: str = ""  # the change of camera or light applied to the photo ("" for none)
+    weight: float = 1.0  # each candidate's weight in fitting (see ``FinderCopy.weight``)
 
 
 def _fingerprint() -> str:
@@ -139,10 +140,21 @@ def photo_samples(
         shifted = FindTruth(truth.file, truth.path, truth.source, centres=centres,
                             ignore_centres=unknown_centres)  # fmt: skip
         polygons, unknown_centres = _centre_outlines(shifted, photo.image)
-    copy, image = augment_for_finder(photo.image, truth.file) if augmented else ("", photo.image)
+    ignore = [np.asarray(p, np.float64) / photo.scale for p in truth.ignore_polygons]
+    copy, image, weight = "", photo.image, 1.0
+    if augmented:
+        changed = augment_for_finder(photo.image, truth.file)
+        copy, image, weight = changed.name, changed.image, changed.weight
+        polygons = [q for p in polygons for q in changed.places(np.asarray(p, np.float64))]
+        ignore = [q for p in ignore for q in changed.places(p)]
+        unknown_centres = [
+            (float(q[0, 0]), float(q[0, 1]))
+            for c in unknown_centres
+            for q in changed.places(np.array([c], np.float64))
+        ]
     small, factor = resize_long_side(image, work_long_side)
     polygons = [np.asarray(p, np.float64) * factor for p in polygons]
-    ignore = [np.asarray(p, np.float64) / photo.scale * factor for p in truth.ignore_polygons]
+    ignore = [p * factor for p in ignore]
     unknown_centres = [(x * factor, y * factor) for x, y in unknown_centres]
     maps = make_maps(small)
     candidates = dedupe(find_candidates(maps)) + previous_candidates(small)
@@ -166,7 +178,7 @@ def photo_samples(
         truth.file, truth.source, truth.group,
         np.array(features, np.float32).reshape(-1, len(FEATURES)), np.array(labels, np.int8),
         np.array([c.quad for c in candidates], np.float32).reshape(-1, 4, 2),
-        photo.scale / factor, maps.paper(), maps.ink(), copy,
+        photo.scale / factor, maps.paper(), maps.ink(), copy, weight,
     )  # fmt: skip
 
 
@@ -197,18 +209,22 @@ def all_samples(
     return samples
 
 
-def _forest(x: np.ndarray, y: np.ndarray, names: tuple[str, ...], trees: int, seed: int):
+def _forest(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, names: tuple[str, ...], trees: int, seed: int
+):
     from sklearn.ensemble import RandomForestClassifier
 
     forest = RandomForestClassifier(n_estimators=trees, n_jobs=2, random_state=seed, **_FOREST)
-    forest.fit(np.nan_to_num(x, nan=-1e3), y)
+    forest.fit(np.nan_to_num(x, nan=-1e3), y, sample_weight=w)
     return _export_forest(forest, names)
 
 
-def _labelled(samples: list[PhotoSamples], rows) -> tuple[np.ndarray, np.ndarray]:
+def _labelled(samples: list[PhotoSamples], rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features, labels and weights of every candidate that teaches something."""
     x = np.concatenate([rows(s) for s in samples])
     y = np.concatenate([s.labels for s in samples])
-    return x[y >= 0], y[y >= 0]
+    w = np.concatenate([np.full(len(s.labels), s.weight) for s in samples])
+    return x[y >= 0], y[y >= 0], w[y >= 0]
 
 
 def fit_cardness(
@@ -220,22 +236,22 @@ def fit_cardness(
     """The first look over every labelled candidate (left-out ones excluded) and, given
     held-out first-look probabilities of every photo (``first``: key -> probabilities), the
     second look that compares a candidate with the photo's likely cards."""
-    x, y = _labelled(samples, lambda s: s.features)
+    x, y, w = _labelled(samples, lambda s: s.features)
     trained = {
         "photos": len(samples),
         "candidates": int(len(y)),
         "cards": int(y.sum()),
         "sources": sorted({s.source for s in samples}),
     }
-    model = CardnessModel(_forest(x, y, FEATURES, trees, seed), ACCEPT, WORK_LONG_SIDE, trained)
+    model = CardnessModel(_forest(x, y, w, FEATURES, trees, seed), ACCEPT, WORK_LONG_SIDE, trained)
     if first is None:
         return model
     return replace(model, context_forest=_second_look(samples, first, trees, seed))
 
 
 def _second_look(samples: list[PhotoSamples], first: dict[str, np.ndarray], trees: int, seed: int):
-    x, y = _labelled(samples, lambda s: with_context(s.features, first[_key(s)]))
-    return _forest(x, y, FEATURES + CONTEXT, trees, seed)
+    x, y, w = _labelled(samples, lambda s: with_context(s.features, first[_key(s)]))
+    return _forest(x, y, w, FEATURES + CONTEXT, trees, seed)
 
 
 def _key(s: PhotoSamples) -> str:
