@@ -335,8 +335,12 @@ FINE_TURNS = np.radians([-1.25, 0.0, 1.25])
 
 @dataclass(frozen=True)
 class _SideSearch:
-    """The coarse search for the four sides' edges: each side's distances and sampled lines."""
+    """The coarse search for the four sides' edges around a centre, on a photo's lightness
+    gradients: each side's distances and sampled lines."""
 
+    grad_x: np.ndarray
+    grad_y: np.ndarray
+    centre: np.ndarray
     normals: np.ndarray  # (4, 2)
     halves: np.ndarray  # (4,)
     dists: list[np.ndarray]
@@ -347,14 +351,7 @@ class _SideSearch:
         score = self.lines.scores(strong)
         return [s[: len(d)] for s, d in zip(score, self.dists)]
 
-    def refine(
-        self,
-        grad_x: np.ndarray,
-        grad_y: np.ndarray,
-        centre: np.ndarray,
-        wanted: list[tuple[int, int, float]],
-        strong: float,
-    ) -> list[Edge]:
+    def refine(self, wanted: list[tuple[int, int, float]], strong: float) -> list[Edge]:
         """The best nearby line (a finer search) for each (side, distance index, angle)
         wanted."""
         if not wanted:
@@ -363,8 +360,9 @@ class _SideSearch:
         dist = np.array([self.dists[k][i] + FINE_STEPS for k, i, _ in wanted])
         angles = np.array([angle + FINE_TURNS for _, _, angle in wanted])
         fine = _sample_lines(
-            grad_x, grad_y, centre, self.normals[sides], dist, angles, self.halves[sides], 15
-        ).scores(strong)
+            self.grad_x, self.grad_y, self.centre, self.normals[sides], dist, angles,
+            self.halves[sides], 15,
+        ).scores(strong)  # fmt: skip
         edges = []
         for row, d, a in zip(fine, dist, angles):
             i, k = np.unravel_index(int(np.argmax(row)), row.shape)
@@ -389,7 +387,7 @@ def _side_search(
     padded = np.array([np.pad(d, (0, longest - len(d)), mode="edge") for d in dists])
     turns = np.broadcast_to(COARSE_TURNS, (len(dists), len(COARSE_TURNS)))
     lines = _sample_lines(grad_x, grad_y, centre, normals, padded, turns, halves, 11)
-    return _SideSearch(normals, halves, dists, lines)
+    return _SideSearch(grad_x, grad_y, centre, normals, halves, dists, lines)
 
 
 def _side_picks(best: np.ndarray) -> tuple[int, list[int]]:
@@ -510,9 +508,7 @@ def card_hypotheses(
         def at(k: int, i: int) -> tuple[int, int, float]:
             return k, i, COARSE_TURNS[int(np.argmax(scores[k][i]))]
 
-        firsts = search.refine(
-            grad_x, grad_y, centre, [at(k, p[0]) for k, p in enumerate(picks)], strong
-        )
+        firsts = search.refine([at(k, p[0]) for k, p in enumerate(picks)], strong)
         others = [at(k, i) for k, p in enumerate(picks) for i in p[1]]
         seen = [s[2] >= SEEN for s in firsts]
         for k in (0, 1):  # symbols are centred: opposite sides lie at about the same distance
@@ -534,7 +530,7 @@ def card_hypotheses(
 
     def alternatives() -> list[Hypothesis]:
         more: list[list[Edge]] = [[] for _ in range(4)]
-        for (k, _, _), edge in zip(others, search.refine(grad_x, grad_y, centre, others, strong)):
+        for (k, _, _), edge in zip(others, search.refine(others, strong)):
             more[k].append(edge)
         edges = [[e for e in [firsts[k], *more[k]] if e[2] >= LOW] for k in range(4)]
         pairs = [
