@@ -603,6 +603,9 @@ def _print_held_out(report) -> None:
         if np.isfinite(unexplained) or recheck <= 1:
             print(f"  unexplained >= {unexplained:g}, ink >= {ink:g}, doubt >= {recheck:g}: "
                   f"recall {recall:.4f}, sent {share:.1%}")  # fmt: skip
+    if report.fast_only:
+        print("\nthe same photos by the fast makers alone (the previous finder never asked)")
+        print(format_find_table(summarise_finding(report.fast_only)))
     print("\nper capture session of the new source")
     sessions = [r for r in results if r.group != r.source]
     print(format_find_table(summarise_finding(sessions, key="group")))

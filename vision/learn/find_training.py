@@ -13,7 +13,7 @@ import hashlib
 import inspect
 import pickle
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -371,12 +371,13 @@ def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNo
 
 
 def held_out_results(
-    truths: list[FindTruth], held: list[HeldOut], model: CardnessModel
+    truths: list[FindTruth], held: list[HeldOut], model: CardnessModel, previous: bool = True
 ) -> list[FindResult]:
-    """Every held-out photo judged with ``model``'s decision levels."""
+    """Every held-out photo judged with ``model``'s decision levels (with ``previous`` false:
+    by the fast makers alone, the previous finder never asked)."""
     by_file = {t.file: t for t in truths}
     judged = [both_ways(by_file[h.photo.file], h, model) for h in held]
-    return [j.both if j.sent(model) else j.fast for j in judged]
+    return [j.both if previous and j.sent(model) else j.fast for j in judged]
 
 
 def choose_recheck(
@@ -454,6 +455,8 @@ class FinderReport:
     unseen_source: list[FindResult]  # the new source, with none of it in training
     #: (unexplained, ink, recheck, recall, share of photos sent to the previous finder) tried
     recheck_options: list[tuple[float, float, float, float, float]]
+    #: ``held_out`` by the fast makers alone: what the previous finder's time buys, per source
+    fast_only: list[FindResult] = field(default_factory=list)
 
 
 def train_finder(
@@ -481,4 +484,5 @@ def train_finder(
         held_out_results(truths, held, levels),
         held_out_results(truths, held_unseen, levels),
         tried,
+        held_out_results(truths, held, levels, previous=False),
     )

@@ -1,0 +1,47 @@
+"""How held-out finding results are judged from cached probabilities: with the previous finder
+asked where the fast makers leave paper unexplained, and by the fast makers alone."""
+
+from __future__ import annotations
+
+import numpy as np
+from setvision.vision.find.candidates import PAPER_SHRINK
+from setvision.vision.find.cardness import CardnessModel
+from setvision.vision.find.describe import FEATURES
+from setvision.vision.learn.find_eval import FindTruth
+from setvision.vision.learn.find_training import HeldOut, PhotoSamples, held_out_results
+
+#: Two cards side by side on a 200x100 work image (work pixels = the labels' pixels).
+LEFT = np.float32([[10, 10], [50, 10], [50, 70], [10, 70]])
+RIGHT = np.float32([[100, 10], [140, 10], [140, 70], [100, 70]])
+
+
+def _held_out() -> tuple[FindTruth, HeldOut]:
+    """The left card found by a fast maker; the right one only by the previous finder, its
+    paper left unexplained by the fast makers' cards."""
+    features = np.zeros((2, len(FEATURES)), np.float32)
+    features[1, FEATURES.index("maker_previous")] = 1.0
+    paper = np.zeros((100 // PAPER_SHRINK, 200 // PAPER_SHRINK), np.uint8)
+    for quad in (LEFT, RIGHT):
+        (x0, y0), (x1, y1) = (
+            (quad.min(axis=0) / PAPER_SHRINK).astype(int),
+            (quad.max(axis=0) / PAPER_SHRINK).astype(int),
+        )
+        paper[y0:y1, x0:x1] = 1
+    photo = PhotoSamples(
+        "a.jpg", "somebody/photos", "somebody/photos", features, np.array([1, 1], np.int8),
+        np.stack([LEFT, RIGHT]), 1.0, paper, np.zeros_like(paper),
+    )  # fmt: skip
+    truth = FindTruth("a.jpg", "a.jpg", "somebody/photos", polygons=[LEFT, RIGHT])
+    return truth, HeldOut(photo, np.array([0.9]), np.array([0.9, 0.8]))
+
+
+def test_the_previous_finder_is_asked_where_paper_is_left_and_never_for_the_fast_makers_alone():
+    truth, held = _held_out()
+    levels = CardnessModel(None, 0.5, 800, {}, unexplained=0.7, recheck=1.01)  # type: ignore[arg-type]
+    (both,) = held_out_results([truth], [held], levels)
+    assert both.fallback and both.found == 2 and both.false_detections == 0
+    (fast,) = held_out_results([truth], [held], levels, previous=False)
+    assert not fast.fallback and fast.found == 1 and fast.false_detections == 0
+    never = CardnessModel(None, 0.5, 800, {}, unexplained=np.inf, recheck=1.01)  # type: ignore[arg-type]
+    (unsent,) = held_out_results([truth], [held], never)
+    assert not unsent.fallback and unsent.found == 1
