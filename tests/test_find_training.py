@@ -45,3 +45,15 @@ def test_the_previous_finder_is_asked_where_paper_is_left_and_never_for_the_fast
     never = CardnessModel(None, 0.5, 800, {}, unexplained=np.inf, recheck=1.01)  # type: ignore[arg-type]
     (unsent,) = held_out_results([truth], [held], never)
     assert not unsent.fallback and unsent.found == 1
+
+
+def test_held_out_probabilities_cached_on_disk_are_keyed_by_how_the_looks_are_fitted(monkeypatch):
+    from setvision.vision.learn import find_training
+
+    before = find_training._fitting_digest()
+    assert find_training._fitting_digest() == before  # the same code: the cache is reused
+    monkeypatch.setattr(find_training, "TREES", find_training.TREES + 1)
+    assert find_training._fitting_digest() != before
+    monkeypatch.setattr(find_training, "_FOREST", {**find_training._FOREST, "max_depth": 3})
+    monkeypatch.setattr(find_training, "TREES", find_training.TREES - 1)
+    assert find_training._fitting_digest() != before

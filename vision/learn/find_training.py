@@ -48,6 +48,8 @@ RECHECK_INK = (0.0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12)
 RECHECK_RECALL_SLACK = 0.0
 
 
+#: Trees in each look's forest.
+TREES = 80
 #: The forest's settings (besides its size and seed).
 _FOREST = {"min_samples_leaf": 3, "max_depth": 16, "class_weight": "balanced_subsample"}
 #: Bumped when what a photo's samples hold, or how they are labelled, changes.
@@ -87,6 +89,19 @@ def _cache_path(kind: str, described: str) -> Path:
     that makes samples."""
     key = hashlib.sha1(described.encode()).hexdigest()[:8]
     return cache_dir() / f"finder-{kind}-{_fingerprint()}-{key}.pkl"
+
+
+def _fitting_digest() -> str:
+    """Changes with the code and settings that fit the held-out looks from the samples (a
+    change there must not reuse held-out probabilities cached before it)."""
+    from sklearn import __version__ as sklearn_version
+
+    steps = (_forest, _labelled, fit_cardness, _second_look, held_out_first_looks,
+             held_out_second_looks, with_context)  # fmt: skip
+    digest = hashlib.sha1(repr((TREES, _FOREST, sklearn_version)).encode())
+    for step in steps:
+        digest.update(inspect.getsource(step).encode())
+    return digest.hexdigest()[:12]
 
 
 def _described(folds: dict[str, list[str]]) -> str:
@@ -230,7 +245,7 @@ def _labelled(samples: list[PhotoSamples], rows) -> tuple[np.ndarray, np.ndarray
 def fit_cardness(
     samples: list[PhotoSamples],
     first: dict[str, np.ndarray] | None = None,
-    trees: int = 80,
+    trees: int = TREES,
     seed: int = 0,
 ) -> CardnessModel:
     """The first look over every labelled candidate (left-out ones excluded) and, given
@@ -265,7 +280,7 @@ def held_out_first_looks(
 ) -> dict[str, np.ndarray]:
     """Every photo's (and copy's) first-look probabilities from a model fitted without its
     fold (``folds``: name -> files; a photo's copies leave training with it); cached on disk."""
-    path = _cache_path("first", _described(folds) + _samples_digest(samples))
+    path = _cache_path("first", _described(folds) + _samples_digest(samples) + _fitting_digest())
     if path.is_file():
         return pickle.loads(path.read_bytes())
     probabilities = {}
@@ -298,7 +313,7 @@ def held_out_second_looks(
 ) -> list[HeldOut]:
     """Every original photo's probabilities as ``find_cards`` computes them, the second look
     fitted without the photo's fold; cached on disk."""
-    path = _cache_path("second", _described(folds) + _samples_digest(samples))
+    path = _cache_path("second", _described(folds) + _samples_digest(samples) + _fitting_digest())
     by_key = {_key(s): s for s in samples}
     if path.is_file():
         cached = pickle.loads(path.read_bytes())
@@ -309,7 +324,7 @@ def held_out_second_looks(
         held = set(files)
         training = [s for s in samples if s.file not in held]
         model = CardnessModel(None, ACCEPT, WORK_LONG_SIDE, {},  # type: ignore[arg-type]
-                              context_forest=_second_look(training, first, 80, 0))  # fmt: skip
+                              context_forest=_second_look(training, first, TREES, 0))  # fmt: skip
         for photo in (s for s in samples if s.file in held and not s.copy):
             p1 = first[_key(photo)]
             fast = photo.features[:, previous_column] < 0.5
