@@ -8,7 +8,12 @@ from setvision.vision.find.candidates import PAPER_SHRINK
 from setvision.vision.find.cardness import CardnessModel
 from setvision.vision.find.describe import FEATURES
 from setvision.vision.learn.find_eval import FindTruth
-from setvision.vision.learn.find_training import HeldOut, PhotoSamples, held_out_results
+from setvision.vision.learn.find_training import (
+    HeldOut,
+    PhotoSamples,
+    held_out_results,
+    judge_held_out,
+)
 
 #: Two cards side by side on a 200x100 work image (work pixels = the labels' pixels).
 LEFT = np.float32([[10, 10], [50, 10], [50, 70], [10, 70]])
@@ -38,12 +43,13 @@ def _held_out() -> tuple[FindTruth, HeldOut]:
 def test_the_previous_finder_is_asked_where_paper_is_left_and_never_for_the_fast_makers_alone():
     truth, held = _held_out()
     levels = CardnessModel(None, 0.5, 800, {}, unexplained=0.7, recheck=1.01)  # type: ignore[arg-type]
-    (both,) = held_out_results([truth], [held], levels)
+    judged = judge_held_out([truth], [held], levels)
+    (both,) = held_out_results(judged, levels)
     assert both.fallback and both.found == 2 and both.false_detections == 0
-    (fast,) = held_out_results([truth], [held], levels, previous=False)
+    (fast,) = held_out_results(judged, levels, previous=False)
     assert not fast.fallback and fast.found == 1 and fast.false_detections == 0
     never = CardnessModel(None, 0.5, 800, {}, unexplained=np.inf, recheck=1.01)  # type: ignore[arg-type]
-    (unsent,) = held_out_results([truth], [held], never)
+    (unsent,) = held_out_results(judge_held_out([truth], [held], never), never)
     assert not unsent.fallback and unsent.found == 1
 
 
@@ -52,8 +58,9 @@ def test_held_out_probabilities_cached_on_disk_are_keyed_by_how_the_looks_are_fi
 
     before = find_training._fitting_digest()
     assert find_training._fitting_digest() == before  # the same code: the cache is reused
-    monkeypatch.setattr(find_training, "TREES", find_training.TREES + 1)
+    trees = find_training.TREES
+    monkeypatch.setattr(find_training, "TREES", trees + 1)
     assert find_training._fitting_digest() != before
+    monkeypatch.setattr(find_training, "TREES", trees)  # the trees as before, the forest not
     monkeypatch.setattr(find_training, "_FOREST", {**find_training._FOREST, "max_depth": 3})
-    monkeypatch.setattr(find_training, "TREES", find_training.TREES - 1)
     assert find_training._fitting_digest() != before

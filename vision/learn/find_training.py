@@ -385,25 +385,30 @@ def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNo
     return SentOrNot(result(chosen, False), result(everything, True), left, doubt)
 
 
-def held_out_results(
-    truths: list[FindTruth], held: list[HeldOut], model: CardnessModel, previous: bool = True
-) -> list[FindResult]:
-    """Every held-out photo judged with ``model``'s decision levels (with ``previous`` false:
-    by the fast makers alone, the previous finder never asked)."""
+def judge_held_out(
+    truths: list[FindTruth], held: list[HeldOut], model: CardnessModel
+) -> list[SentOrNot]:
+    """Every held-out photo judged both ways with ``model``'s acceptance and doubt levels (the
+    levels that send a photo to the previous finder are applied after, by ``SentOrNot.sent``)."""
     by_file = {t.file: t for t in truths}
-    judged = [both_ways(by_file[h.photo.file], h, model) for h in held]
+    return [both_ways(by_file[h.photo.file], h, model) for h in held]
+
+
+def held_out_results(
+    judged: list[SentOrNot], model: CardnessModel, previous: bool = True
+) -> list[FindResult]:
+    """The ``judged`` photos' results with ``model``'s levels for sending a photo to the
+    previous finder (with ``previous`` false: by the fast makers alone, never sent)."""
     return [j.both if previous and j.sent(model) else j.fast for j in judged]
 
 
 def choose_recheck(
-    truths: list[FindTruth], held: list[HeldOut], model: CardnessModel
+    judged: list[SentOrNot], model: CardnessModel
 ) -> tuple[CardnessModel, list[tuple[float, float, float, float, float]]]:
-    """The levels that send a photo to the previous finder, learned from held-out results:
-    the fewest photos sent among the settings within ``RECHECK_RECALL_SLACK`` of the best
-    recall (the previous finder is slow; most photos do not need it); and every setting tried
-    as (unexplained, ink, recheck, recall, share of photos sent)."""
-    by_file = {t.file: t for t in truths}
-    judged = [both_ways(by_file[h.photo.file], h, model) for h in held]
+    """The levels that send a photo to the previous finder, learned from the ``judged``
+    held-out photos: the fewest photos sent among the settings within ``RECHECK_RECALL_SLACK``
+    of the best recall (the previous finder is slow; most photos do not need it); and every
+    setting tried as (unexplained, ink, recheck, recall, share of photos sent)."""
     labelled = max(1, sum(j.fast.labelled for j in judged))
     options = []
     for unexplained in RECHECK_UNEXPLAINED:
@@ -484,7 +489,9 @@ def train_finder(
     folds = source_folds(samples, NEW_SOURCE)
     first = held_out_first_looks(samples, folds, progress)
     held = held_out_second_looks(samples, folds, first, progress)
-    levels, tried = choose_recheck(truths, held, _levels())
+    acceptance = _levels()
+    judged = judge_held_out(truths, held, acceptance)
+    levels, tried = choose_recheck(judged, acceptance)
     held_unseen = _without_source(samples, NEW_SOURCE, progress)
     model = fit_cardness(samples, first)
     trained_on = {**model.trained_on, **levels.trained_on}
@@ -496,8 +503,8 @@ def train_finder(
             recheck=levels.recheck,
             trained_on=trained_on,
         ),  # fmt: skip
-        held_out_results(truths, held, levels),
-        held_out_results(truths, held_unseen, levels),
+        held_out_results(judged, levels),
+        held_out_results(judge_held_out(truths, held_unseen, levels), levels),
         tried,
-        held_out_results(truths, held, levels, previous=False),
+        held_out_results(judged, levels, previous=False),
     )
