@@ -195,16 +195,12 @@ def _outer_contours(mask: np.ndarray, offset: tuple[int, int] = (0, 0)) -> list[
     )
     if hierarchy is None:
         return []
-    return [c for c, h in zip(contours, hierarchy[0]) if h[3] < 0]
+    return [contours[k] for k in np.flatnonzero(hierarchy[0][:, 3] < 0)]
 
 
-def _card_shaped(
-    contour: np.ndarray, view: _View, areas: tuple[float, float], source: str
-) -> _Candidate | None:
-    """A candidate when the region is a (possibly border-cut) convex quadrilateral."""
-    area = cv2.contourArea(contour)
-    if not areas[0] <= area <= areas[1]:
-        return None
+def _card_shaped(contour: np.ndarray, area: float, view: _View, source: str) -> _Candidate | None:
+    """A candidate when the region (of this ``area``) is a (possibly border-cut) convex
+    quadrilateral."""
     hull_area = cv2.contourArea(cv2.convexHull(contour))
     if hull_area <= 0 or area / hull_area < 0.88:
         return None
@@ -229,12 +225,26 @@ def _regions(
     masks: Iterable[tuple[str, np.ndarray]],
     areas: tuple[float, float],
     offset: tuple[int, int] = (0, 0),
+    seen: set[bytes] | None = None,
 ) -> list[_Candidate]:
-    """Card-shaped regions of binary masks (placed at ``offset`` in the work image)."""
+    """Card-shaped regions of binary masks (placed at ``offset`` in the work image).
+
+    A region whose outline is in ``seen`` (outlines met already, which the call adds to) is
+    not fitted again: several masks often cut a card out exactly alike, and the duplicate
+    candidate would be dropped as one anyway.
+    """
+    seen = set() if seen is None else seen
     found = []
     for name, mask in masks:
         for contour in _outer_contours(mask, offset):
-            candidate = _card_shaped(contour, view, areas, name)
+            area = cv2.contourArea(contour)
+            if not areas[0] <= area <= areas[1]:  # most regions are specks: tested first
+                continue
+            key = contour.tobytes()
+            if key in seen:
+                continue
+            seen.add(key)
+            candidate = _card_shaped(contour, area, view, name)
             if candidate is not None:
                 found.append(candidate)
     return found
@@ -784,13 +794,14 @@ def _find(image: np.ndarray, long_side: int) -> tuple[list[_Candidate], float]:
     typical = float(np.median([c.quad_area for c in cards])) if cards else areas[0] / 0.3
     _, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
     if boxes:
-        extra = []
+        extra: list[_Candidate] = []
+        seen: set[bytes] = set()
         for x, y, w, h in boxes:
             x0, y0 = max(0, x - 6), max(0, y - 6)
             x1, y1 = min(width, x + w + 6), min(height, y + h + 6)
             roi = (int(x0), int(y0), int(x1 - x0), int(y1 - y0))
             sizes = (max(areas[0], 0.3 * typical) if cards else areas[0], areas[1])
-            extra += _regions(view, _cut_masks(view, roi), sizes, roi[:2])
+            extra += _regions(view, _cut_masks(view, roi), sizes, roi[:2], seen)
         cards = _select(view, cards + _verified(view, extra))
         _, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
     # paper left unexplained, or a card much larger than the others (two cards taken for one)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -92,18 +92,28 @@ class ForestModel:
     value: np.ndarray  # (n_nodes, 3) class probabilities at leaves
     depth: int
 
+    @cached_property
+    def _walk(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The nodes as one step of a walk: each node's feature, threshold and children (at
+        ``2 * node + goes_left``), a leaf being its own child both ways so that every sample
+        can take ``depth`` steps without asking which have stopped."""
+        leaf = self.feature < 0
+        nodes = np.arange(len(self.feature))
+        feature = np.where(leaf, 0, self.feature)
+        threshold = np.where(leaf, np.inf, self.threshold)
+        children = np.stack([np.where(leaf, nodes, self.right), np.where(leaf, nodes, self.left)])
+        return feature, threshold, children.T.ravel()
+
     def leaf_values(self, x: np.ndarray) -> np.ndarray:
         """(n_samples, n_trees, 3): each tree's leaf probabilities for each sample."""
+        feature, threshold, children = self._walk
         nodes = np.broadcast_to(self.roots, (len(x), len(self.roots))).copy()
-        rows = np.arange(len(x))[:, None]
-        for _ in range(self.depth):
-            feature = self.feature[nodes]
-            leaf = feature < 0
-            if leaf.all():
-                break
-            go_left = x[rows, np.where(leaf, 0, feature)] <= self.threshold[nodes]
-            nodes = np.where(leaf, nodes, np.where(go_left, self.left[nodes], self.right[nodes]))
-        return self.value[nodes]
+        starts = (np.arange(len(x)) * x.shape[1])[:, None]
+        flat = np.ravel(x)
+        for _ in range(self.depth):  # np.take: the same gathers as indexing, faster
+            goes_left = np.take(flat, starts + np.take(feature, nodes)) <= np.take(threshold, nodes)
+            nodes = np.take(children, 2 * nodes + goes_left)
+        return np.take(self.value, nodes, axis=0)
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         return self.leaf_values(x).mean(axis=1)
