@@ -462,3 +462,21 @@ def test_eval_find_scales_prints_agreement_per_source(capsys):
     total = [line for line in out.splitlines() if line.startswith("| **all** |")]
     assert len(total) == 1
     assert 0.0 <= float(total[0].strip("|").split("|")[-1]) <= 1.0
+
+
+def test_points_inside_many_quads_at_once_agree_with_one_quad_at_a_time():
+    from setvision.vision.find.outlines import _inside, _inside_each
+
+    rng = np.random.default_rng(4)
+    centres = rng.uniform(50, 450, (30, 2))
+    angles = rng.uniform(0, np.pi, 30)
+    unit = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * [40, 25]
+    quads = []
+    for centre, angle in zip(centres, angles):
+        turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        quads.append((centre + unit @ turn.T).astype(np.float32))
+    points = rng.uniform(0, 500, (200, 2))
+    each = _inside_each(points, np.array(quads))
+    assert each.shape == (200, 30) and each.any() and not each.all()
+    for k, quad in enumerate(quads):
+        assert (each[:, k] == _inside(points, quad)).all()

@@ -471,6 +471,15 @@ def _inside(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return (cross > 0).all(axis=1)
 
 
+def _inside_each(points: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """(points, quads): which points (N, 2) lie inside each clockwise convex quad (M, 4, 2),
+    as ``_inside`` for each quad, in one go."""
+    edges = quads[:, [1, 2, 3, 0]] - quads
+    rel = points[:, None, None, :] - quads[None]
+    cross = edges[None, ..., 0] * rel[..., 1] - edges[None, ..., 1] * rel[..., 0]
+    return (cross > 0).all(axis=2)
+
+
 def _over(view: _View, top: _Candidate, below: _Candidate) -> float:
     """How clearly ``top``'s sides show as edges where they cross ``below``: it lies on top."""
     grad_x, grad_y = view.grads()
@@ -662,10 +671,13 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
     groups = group_blobs(blobs)
     # a group inside a card is explained by it, unless the card holds other groups too (then
     # it is likely two touching cards taken for one)
-    homes = []
-    for group in groups:
-        centres = np.array([b.centre for b in group])
-        homes.append([k for k, c in enumerate(cards) if _inside(centres, c.corners).all()])
+    homes: list[list[int]] = [[] for _ in groups]
+    if groups and cards:
+        centres = [np.array([b.centre for b in group]) for group in groups]
+        inside = _inside_each(np.concatenate(centres), np.array([c.corners for c in cards]))
+        ends = np.cumsum([len(c) for c in centres])
+        homes = [np.flatnonzero(inside[b - len(c) : b].all(axis=0)).tolist()
+                 for c, b in zip(centres, ends)]  # fmt: skip
     crowded = {k for k in range(len(cards)) if sum(k in h for h in homes) >= 2}
     # symbols the size of those on the cards already found (within what perspective allows)
     expected = SYMBOL_TO_WIDTH * width if len(cards) >= 3 else 0.0
