@@ -464,7 +464,7 @@ def test_eval_find_scales_prints_agreement_per_source(capsys):
     assert 0.0 <= float(total[0].strip("|").split("|")[-1]) <= 1.0
 
 
-def test_points_inside_many_quads_at_once_agree_with_one_quad_at_a_time():
+def test_points_inside_many_quads_at_once_agree_with_opencv_one_quad_at_a_time():
     from setvision.vision.find.outlines import _inside, _inside_each
 
     rng = np.random.default_rng(4)
@@ -479,4 +479,6 @@ def test_points_inside_many_quads_at_once_agree_with_one_quad_at_a_time():
     each = _inside_each(points, np.array(quads))
     assert each.shape == (200, 30) and each.any() and not each.all()
     for k, quad in enumerate(quads):
-        assert (each[:, k] == _inside(points, quad)).all()
+        truth = [cv2.pointPolygonTest(quad, (float(x), float(y)), False) > 0 for x, y in points]
+        assert (each[:, k] == truth).all()
+        assert (_inside(points, quad) == truth).all()

@@ -465,15 +465,12 @@ def _overlap(a: _Candidate, b: _Candidate) -> float:
 
 def _inside(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """Which points lie inside a clockwise (on screen) convex quad."""
-    edges = quad[[1, 2, 3, 0]] - quad
-    rel = points[:, None, :] - quad[None, :, :]
-    cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
-    return (cross > 0).all(axis=1)
+    return _inside_each(points, quad[None])[:, 0]
 
 
 def _inside_each(points: np.ndarray, quads: np.ndarray) -> np.ndarray:
-    """(points, quads): which points (N, 2) lie inside each clockwise convex quad (M, 4, 2),
-    as ``_inside`` for each quad, in one go."""
+    """(points, quads): which points (N, 2) lie strictly inside each clockwise (on screen)
+    convex quad (M, 4, 2)."""
     edges = quads[:, [1, 2, 3, 0]] - quads
     rel = points[:, None, None, :] - quads[None]
     cross = edges[None, ..., 0] * rel[..., 1] - edges[None, ..., 1] * rel[..., 0]
