@@ -7,10 +7,14 @@ import numpy as np
 from setvision.vision.find.candidates import PAPER_SHRINK
 from setvision.vision.find.cardness import CardnessModel
 from setvision.vision.find.describe import FEATURES
-from setvision.vision.learn.find_eval import FindTruth
+from setvision.vision.find.finder import PaperLeft
+from setvision.vision.learn import find_training
+from setvision.vision.learn.find_eval import FindResult, FindTruth
 from setvision.vision.learn.find_training import (
     HeldOut,
     PhotoSamples,
+    SentOrNot,
+    choose_recheck,
     held_out_results,
     judge_held_out,
 )
@@ -64,3 +68,28 @@ def test_held_out_probabilities_cached_on_disk_are_keyed_by_how_the_looks_are_fi
     monkeypatch.setattr(find_training, "TREES", trees)  # the trees as before, the forest not
     monkeypatch.setattr(find_training, "_FOREST", {**find_training._FOREST, "max_depth": 3})
     assert find_training._fitting_digest() != before
+
+
+def _photo(fast_found: int, ink: float) -> SentOrNot:
+    """A photo of 200 cards with a card's worth of paper left by the fast makers, holding
+    ``ink``; the previous finder finds all 200."""
+    fast = FindResult("a.jpg", "s", "s", 200, fast_found, fast_found, 0, 0.0)
+    both = FindResult("a.jpg", "s", "s", 200, 200, 200, 0, 0.0, fallback=True)
+    return SentOrNot(fast, both, PaperLeft(np.array([1.0]), np.array([ink])), 0.0)
+
+
+def test_the_previous_finder_is_sent_the_fewest_photos_that_keep_recall(monkeypatch):
+    # nine photos the fast makers read whole, with blank paper left; one missing a card whose
+    # paper holds symbol ink
+    judged = [_photo(200, 0.0) for _ in range(9)] + [_photo(199, 0.05)]
+    levels = CardnessModel(None, 0.5, 800, {})  # type: ignore[arg-type]
+
+    monkeypatch.setattr(find_training, "RECHECK_RECALL_SLACK", 0.0)
+    chosen, tried = choose_recheck(judged, levels)
+    assert [j.sent(chosen) for j in judged] == [False] * 9 + [True]
+    assert max(recall for *_, recall, _ in tried) == 1.0
+
+    # allowed to give up that one card in 2,000: nothing is sent
+    monkeypatch.setattr(find_training, "RECHECK_RECALL_SLACK", 0.001)
+    chosen, _ = choose_recheck(judged, levels)
+    assert not any(j.sent(chosen) for j in judged)

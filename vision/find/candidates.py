@@ -7,6 +7,7 @@ candidate, and a model learned from labelled outlines (``cardness``) judges them
   at levels above and below it, so pale tables and dim cards each have a level that parts them;
 - the same score against its local mean (cards in shade beside cards in light);
 - regions left between edges (cards on white tables, touching cards);
+- any of those regions cut at a narrow neck into the cards that touch there (``necks``);
 - cards framed from the holes their symbols leave in the paper masks (``symbol_frames``).
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from setvision.vision.find.necks import cut_at_necks, worth_cutting
 from setvision.vision.find.symbol_frames import symbol_frames
 
 #: Regions smaller than this share of the work image are not cards (about 20x13 px at 800).
@@ -285,12 +287,17 @@ def find_candidates(maps: Maps) -> list[Candidate]:
             if not low <= area <= high:
                 continue
             hull_area = cv2.contourArea(cv2.convexHull(contour))
-            if hull_area <= 0 or area < MIN_SOLIDITY * hull_area:
+            if hull_area <= 0:
                 continue
-            quads.append(_grown(_quad(contour), shrunk))
-            regions.append(area)
-            hulls.append(hull_area)
-            makers.append(maker)
+            shapes = [(contour, area, hull_area)] if area >= MIN_SOLIDITY * hull_area else []
+            if area >= 2 * low and worth_cutting(area, hull_area):  # touching cards, cut apart
+                shapes += [piece for piece in cut_at_necks(contour, area) if low <= piece[1]]
+            for shape, shape_area, shape_hull in shapes:
+                if shape_area >= MIN_SOLIDITY * shape_hull:
+                    quads.append(_grown(_quad(shape), shrunk))
+                    regions.append(shape_area)
+                    hulls.append(shape_hull)
+                    makers.append(maker)
     for quad in _new_places(symbol_frames(holes, (width, height)), quads):
         area = float(cv2.contourArea(quad))
         if low <= area <= high:
