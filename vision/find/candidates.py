@@ -289,7 +289,7 @@ def find_candidates(maps: Maps) -> list[Candidate]:
             hull_area = cv2.contourArea(cv2.convexHull(contour))
             if hull_area <= 0:
                 continue
-            shapes = [(contour, area, hull_area)] if area >= MIN_SOLIDITY * hull_area else []
+            shapes = [(contour, area, hull_area)]
             if area >= 2 * low and worth_cutting(area, hull_area):  # touching cards, cut apart
                 shapes += [piece for piece in cut_at_necks(contour, area) if low <= piece[1]]
             for shape, shape_area, shape_hull in shapes:
