@@ -613,13 +613,47 @@ def _print_held_out(report) -> None:
     print(format_find_table(summarise_finding(report.unseen_source)))
 
 
+def _print_held_out_reading(held: list, unseen: list) -> None:
+    from setvision.vision.learn.find_eval import format_find_table, summarise_finding
+    from setvision.vision.learn.vetting_eval import NO_VETTING, vetting_options
+    from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE
+
+    shipped = (FINDER_UNSURE, READER_UNSURE)
+    print("\nthe same held-out cards as the reader counts them (unreadable outlines left out, "
+          f"unsure ones set aside: found below {FINDER_UNSURE:g} and read below "
+          f"{READER_UNSURE:g})")  # fmt: skip
+    print(format_find_table(summarise_finding([p.result(shipped) for p in held])))
+    print("\nper capture session of the new source, as the reader counts them")
+    sessions = [p.result(shipped) for p in held if p.group != p.source]
+    print(format_find_table(summarise_finding(sessions, key="group")))
+    print("\nthe new source judged by a finder fitted without any of it, as the reader counts them")
+    print(format_find_table(summarise_finding([p.result(shipped) for p in unseen])))
+    print("\nvetting levels (finder unsure below, reader unsure below): every card and nothing "
+          "extra, recall, precision; held out, then the new source unseen")  # fmt: skip
+    for (f, r, complete, recall, precision), (_, _, c2, r2, p2) in zip(
+        vetting_options(held), vetting_options(unseen)
+    ):
+        name = "no vetting" if (f, r) == NO_VETTING else f"{f:g}, {r:g}"
+        mark = "  (shipped)" if (f, r) == shipped else ""
+        print(f"  {name}: {complete:.3f} {recall:.4f} {precision:.4f} | "
+              f"{c2:.3f} {r2:.4f} {p2:.4f}{mark}")  # fmt: skip
+
+
 def _eval_find(args: argparse.Namespace) -> int:
     from setvision.app import evaluating
     from setvision.vision.learn.find_eval import format_find_table, summarise_finding
 
     data = data_dir(args.data)
+    if args.read and not args.loso:
+        raise SetvisionError("--read measures held-out finding: use it with --find --loso")
     if args.loso:
-        _print_held_out(evaluating.held_out_finding(data, args.jobs, Progress(1).step))
+        report = evaluating.held_out_finding(data, args.jobs, Progress(1).step)
+        _print_held_out(report)
+        if args.read:
+            truths = evaluating.finding_truths(data)
+            progress = Progress(len(report.held_out) + len(report.unseen_source))
+            held, unseen = evaluating.held_out_reading(truths, report, args.jobs, progress.step)
+            _print_held_out_reading(held, unseen)
         return EXIT_OK
     truths = evaluating.finding_truths(data, args.source)
     progress = Progress(len(truths))
@@ -649,6 +683,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.find:
         return _eval_find(args)
+    if args.read or args.scales:
+        raise SetvisionError("--read and --scales measure card finding: add --find")
     data = data_dir(args.data)
     boards = evaluating.labelled_boards(data, args.labels, args.noisy, args.source)
     if args.calibration:
@@ -1037,6 +1073,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--scales",
         action="store_true",
         help="with --find: read photos at long sides 800, 1200, 1600; share with the same cards",
+    )
+    evaluation.add_argument(
+        "--read",
+        action="store_true",
+        help="with --find --loso: also what the reader counts of the cards found, and the "
+        "vetting levels that set unsure ones aside",
     )
     evaluation.add_argument(
         "--finder",

@@ -114,6 +114,20 @@ def held_out_finding(data: Path, jobs: int = 1, on_done: OnDone | None = None):
     return train_finder(data, jobs, on_done)
 
 
+def held_out_reading(truths: list, report, jobs: int = 1, on_done: OnDone | None = None):
+    """The held-out cards of ``report`` (``held_out_finding``'s) read as ``CardReader`` reads
+    them: (every source's photos, the new source's judged without it)."""
+    from setvision.vision.learn.vetting_eval import read_held_out
+
+    by_file = {t.file: t for t in truths}
+    held = [by_file[r.file] for r in report.held_out]
+    unseen = [by_file[r.file] for r in report.unseen_source]
+    return (
+        read_held_out(held, report.held_out_outlines, jobs, on_done),
+        read_held_out(unseen, report.unseen_outlines, jobs, on_done),
+    )
+
+
 @dataclass(frozen=True)
 class ScaleRow:
     """How many photos of a source, and the share giving the same cards at every size."""

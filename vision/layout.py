@@ -72,6 +72,9 @@ class CardReading:
 
 #: Why a card-like outline was not read: no symbols could be made out on it.
 NO_SYMBOLS = "no symbols found"
+#: Why a card-like outline was not counted: found unsurely and read with little confidence
+#: (``vision.read.vetting``); most such shapes are prints or objects, not cards.
+UNSURE = "perhaps no card: found unsurely, read with little confidence"
 #: How many places where a card may be missed are named in the verdict.
 MISSED_NAMED = 2
 
@@ -141,12 +144,18 @@ class Layout:
         """
         doubts = list(self.warnings)
         blank = sum(i.reason == NO_SYMBOLS for i in self.ignored)
-        partial = len(self.ignored) - blank
+        unsure = sum(i.reason == UNSURE for i in self.ignored)
+        partial = len(self.ignored) - blank - unsure
         if partial:
             doubts.append(f"{partial} card{'s' if partial > 1 else ''} only partly visible")
         if blank:
             doubts.append(
                 f"{blank} card-like shape{'s' if blank > 1 else ''} without readable symbols"
+            )
+        if unsure:
+            doubts.append(
+                f"{unsure} card-like shape{'s' if unsure > 1 else ''} too unsure to count as "
+                f"{'cards' if unsure > 1 else 'a card'}"
             )
         for quad in self.possible[:MISSED_NAMED]:
             x, y = np.asarray(quad, float).mean(axis=0)

@@ -12,12 +12,13 @@ from setvision.solver import ATTRIBUTES
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline
 from setvision.vision.image import Photo, as_bgr
-from setvision.vision.layout import NO_SYMBOLS, CardReading, Ignored, Layout
+from setvision.vision.layout import NO_SYMBOLS, UNSURE, CardReading, Ignored, Layout
 from setvision.vision.order import reading_order
 from setvision.vision.read.classify import AttributeModels, load_models
 from setvision.vision.read.features import CardFeatures, complete_row, extract
 from setvision.vision.read.rectify import rectify
 from setvision.vision.read.settle import settle
+from setvision.vision.read.vetting import set_aside
 
 #: Adjusts a layout's probabilities (e.g. per-photo colour calibration); must not reorder cards.
 Adjuster = Callable[[list[CardFeatures], dict[str, np.ndarray]], dict[str, np.ndarray]]
@@ -29,6 +30,8 @@ class MeasuredCard:
 
     outline: Outline
     features: CardFeatures
+    #: the finder's probability that the outline is a card
+    found_probability: float = 1.0
 
 
 def symbols_complete(features: CardFeatures, card_size: tuple[int, int]) -> bool:
@@ -63,9 +66,13 @@ class CardReader:
         timings["find"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         measured, ignored = [], []
-        for outline in outlines:
+        probabilities = found.probabilities or [1.0] * len(outlines)
+        for outline, probability in zip(outlines, probabilities):
             result = self.measure_outline(image, outline)
-            (measured if isinstance(result, MeasuredCard) else ignored).append(result)
+            if isinstance(result, MeasuredCard):
+                measured.append(replace(result, found_probability=probability))
+            else:
+                ignored.append(result)
         timings["measure"] = (time.perf_counter() - start) * 1000
         return measured, ignored, timings, found.possible
 
@@ -123,6 +130,11 @@ class CardReader:
         measured, ignored, timings, possible = self.measure(image)
         start = time.perf_counter()
         readings = self.classify(measured)
+        aside = [set_aside(m.found_probability, r.confidence) for m, r in zip(measured, readings)]
+        if any(aside):  # read again without them: a deck's cards are settled together
+            ignored += [Ignored(m.outline.corners_xy, UNSURE) for m, a in zip(measured, aside) if a]
+            measured = [m for m, a in zip(measured, aside) if not a]
+            readings = self.classify(measured)
         timings["classify"] = (time.perf_counter() - start) * 1000
         order = reading_order([r.corners_xy for r in readings])
         readings = [readings[i] for i in order]

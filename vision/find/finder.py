@@ -7,7 +7,7 @@ a copy of fixed long side, so a photo gives the same cards at any resolution.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -87,11 +87,13 @@ class Found:
     """The cards found in an image, and card-like places that were not taken for cards.
 
     ``possible``: quads (image pixels) that look enough like a card that one may have been
-    missed there; a "no set" must not be said while any remains unexplained.
+    missed there; a "no set" must not be said while any remains unexplained. ``probabilities``:
+    the model's probability that each outline is a card (in the order of ``outlines``).
     """
 
     outlines: list[Outline]
     possible: list[np.ndarray]
+    probabilities: list[float] = field(default_factory=list)
 
 
 def _to_image(quads: np.ndarray, image: np.ndarray, factor: float) -> np.ndarray:
@@ -217,4 +219,4 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
         touches = touches_border(quad, (image.shape[1], image.shape[0]), margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
     possible = [order_corners(j.candidate.quad / factor) for j in doubtful(judged, chosen, model)]
-    return Found(outlines, possible)
+    return Found(outlines, possible, [j.probability for j in chosen])

@@ -340,6 +340,16 @@ def held_out_second_looks(
 
 
 @dataclass(frozen=True)
+class HeldOutOutlines:
+    """One held-out photo's cards as ``find_cards`` gives them: quads (in the labels' pixels)
+    and the model's probability that each is a card."""
+
+    file: str
+    quads: tuple[np.ndarray, ...]
+    probabilities: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class SentOrNot:
     """One held-out photo judged both ways (the fast makers alone; with the previous finder
     too), and what decides whether it is sent: the paper left and the likeliest doubt."""
@@ -348,12 +358,18 @@ class SentOrNot:
     both: FindResult
     left: PaperLeft
     doubt: float
+    fast_outlines: HeldOutOutlines | None = None
+    both_outlines: HeldOutOutlines | None = None
 
     def sent(self, model: CardnessModel) -> bool:
         """Whether ``find_cards`` with ``model``'s levels asks the previous finder (as
         ``finder.needs_previous`` decides)."""
         unexplained = self.left.holds(model.unexplained, model.unexplained_ink)
         return unexplained or self.doubt >= model.recheck
+
+    def outlines(self, model: CardnessModel) -> HeldOutOutlines | None:
+        """The cards found with ``model``'s levels for sending a photo to the previous finder."""
+        return self.both_outlines if self.sent(model) else self.fast_outlines
 
 
 def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNot:
@@ -377,13 +393,21 @@ def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNo
         return FindResult(truth.file, truth.source, truth.group, truth.labelled, found,
                           len(quads), false, 0.0, fallback=sent)  # fmt: skip
 
+    def outlines(chosen: list[Judged]) -> HeldOutOutlines:
+        return HeldOutOutlines(
+            truth.file,
+            tuple(j.candidate.quad * photo.to_original for j in chosen),
+            tuple(j.probability for j in chosen),
+        )
+
     candidates = judged(fast, held.fast)
     chosen = select(candidates, model.accept)
     quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
     left = paper_left(photo.paper, photo.ink, quads, min(RECHECK_UNEXPLAINED))
     doubt = max((j.probability for j in doubtful(candidates, chosen, model)), default=0.0)
     everything = select(judged(np.ones(len(fast), bool), held.all), model.accept)
-    return SentOrNot(result(chosen, False), result(everything, True), left, doubt)
+    return SentOrNot(result(chosen, False), result(everything, True), left, doubt,
+                     outlines(chosen), outlines(everything))  # fmt: skip
 
 
 def judge_held_out(
@@ -478,6 +502,9 @@ class FinderReport:
     recheck_options: list[tuple[float, float, float, float, float]]
     #: ``held_out`` by the fast makers alone: what the previous finder's time buys, per source
     fast_only: list[FindResult] = field(default_factory=list)
+    #: the cards found on each photo of ``held_out`` and ``unseen_source`` (same order)
+    held_out_outlines: list[HeldOutOutlines | None] = field(default_factory=list)
+    unseen_outlines: list[HeldOutOutlines | None] = field(default_factory=list)
 
 
 def train_finder(
@@ -493,7 +520,7 @@ def train_finder(
     acceptance = _levels()
     judged = judge_held_out(truths, held, acceptance)
     levels, tried = choose_recheck(judged, acceptance)
-    held_unseen = _without_source(samples, NEW_SOURCE, progress)
+    judged_unseen = judge_held_out(truths, _without_source(samples, NEW_SOURCE, progress), levels)
     model = fit_cardness(samples, first)
     trained_on = {**model.trained_on, **levels.trained_on}
     return FinderReport(
@@ -505,7 +532,9 @@ def train_finder(
             trained_on=trained_on,
         ),  # fmt: skip
         held_out_results(judged, levels),
-        held_out_results(judge_held_out(truths, held_unseen, levels), levels),
+        held_out_results(judged_unseen, levels),
         tried,
         held_out_results(judged, levels, previous=False),
+        [j.outlines(levels) for j in judged],
+        [j.outlines(levels) for j in judged_unseen],
     )

@@ -1,0 +1,122 @@
+"""What the reader makes of the cards a held-out finder found: counted, set aside, unreadable.
+
+The finder's figures count every outline it returns. A user sees fewer: the reader leaves out
+outlines it cannot read (no symbols, cut by the border) and sets aside those found unsurely and
+read with little confidence (``vision.read.vetting``). Here each held-out photo's outlines are
+read as ``CardReader.read`` reads them, and scored again at every pair of vetting levels tried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from setvision.vision.geometry import long_side_index, order_corners, touches_border
+from setvision.vision.learn.find_eval import FindResult, FindTruth, _map_photos, score_found
+from setvision.vision.learn.find_training import HeldOutOutlines
+
+#: The vetting levels tried: (finder unsure below, reader unsure below); (0, 0) sets none aside.
+VETTING_LEVELS = tuple(
+    (finder, reader) for finder in (0.8, 0.9, 0.95, 1.01) for reader in (0.2, 0.3, 0.4, 0.5)
+)
+NO_VETTING = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class ReadPhoto:
+    """One photo's outlines as read: per vetting levels, (cards counted, false cards counted)."""
+
+    file: str
+    source: str
+    group: str
+    labelled: int
+    counted: dict[tuple[float, float], tuple[int, int]]
+    error: str | None = None
+
+    def result(self, levels: tuple[float, float]) -> FindResult:
+        """The photo scored on the outlines counted as cards at ``levels``."""
+        found, false = self.counted.get(levels, (0, 0))
+        return FindResult(self.file, self.source, self.group, self.labelled, found,
+                          found + false, false, 0.0, self.error)  # fmt: skip
+
+
+_READER = None
+
+
+def _reader():
+    """One reader per process (the shipped attribute models, colours adapted to each photo)."""
+    global _READER
+    if _READER is None:
+        from setvision.app.readers import make_reader
+
+        _READER = make_reader()
+    return _READER
+
+
+def read_found(
+    truth: FindTruth, image: np.ndarray, scale: float, outlines: HeldOutOutlines, reader
+) -> ReadPhoto:
+    """Read a photo's found ``outlines`` (``image`` is the photo at 1/``scale`` of the labels'
+    pixels) and score what is counted at every vetting level."""
+    from setvision.vision.find.outlines import Outline
+    from setvision.vision.pipeline import MeasuredCard
+
+    size = (image.shape[1], image.shape[0])
+    quads, cards, probabilities = [], [], []
+    for quad, probability in zip(outlines.quads, outlines.probabilities):
+        corners = order_corners(np.asarray(quad, np.float32) / np.float32(scale))
+        outline = Outline(corners, touches_border(corners, size, 2.0), False,
+                          long_side_index(corners))  # fmt: skip
+        measured = reader.measure_outline(image, outline)
+        if isinstance(measured, MeasuredCard):
+            quads.append(quad)
+            cards.append(measured)
+            probabilities.append(probability)
+    confidences = [r.confidence for r in reader.classify(cards)] if cards else []
+    counted = {}
+    for finder_unsure, reader_unsure in (NO_VETTING, *VETTING_LEVELS):
+        kept = [
+            quad
+            for quad, p, c in zip(quads, probabilities, confidences)
+            if not (p < finder_unsure and c < reader_unsure)
+        ]
+        counted[(finder_unsure, reader_unsure)] = score_found(truth, kept)
+    return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, counted)
+
+
+def _job(item: tuple[FindTruth, HeldOutOutlines | None]) -> ReadPhoto:
+    from setvision.vision.image import load
+
+    truth, outlines = item
+    try:
+        photo = load(truth.path)
+    except Exception as error:  # a photo that cannot be read is reported, not fatal
+        return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, {}, str(error))
+    if outlines is None:
+        outlines = HeldOutOutlines(truth.file, (), ())
+    return read_found(truth, photo.image, photo.scale, outlines, _reader())
+
+
+def read_held_out(
+    truths: list[FindTruth],
+    outlines: list[HeldOutOutlines | None],
+    jobs: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> list[ReadPhoto]:
+    """Every photo's held-out outlines read (``outlines`` in the order of ``truths``)."""
+    return _map_photos(_job, list(zip(truths, outlines)), jobs, progress, lambda r: r.file)
+
+
+def vetting_options(photos: list[ReadPhoto]) -> list[tuple[float, float, float, float, float]]:
+    """(finder unsure, reader unsure, share of photos with every card and nothing extra,
+    recall, precision) at each vetting levels tried, no vetting first."""
+    options = []
+    labelled = max(1, sum(p.labelled for p in photos))
+    for levels in (NO_VETTING, *VETTING_LEVELS):
+        results = [p.result(levels) for p in photos]
+        found = sum(r.found for r in results)
+        counted = sum(r.detections for r in results)
+        complete = float(np.mean([r.complete for r in results])) if results else 0.0
+        options.append((*levels, complete, found / labelled, found / counted if counted else 1.0))
+    return options
