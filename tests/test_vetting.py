@@ -103,3 +103,22 @@ def test_finding_options_without_what_they_measure_are_refused_in_one_line(argum
     assert main(arguments) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith("setvision: error:") and "\n" not in error
+
+
+def test_the_live_referee_sets_the_print_aside_too(reader, bag, monkeypatch):
+    from setvision.vision.live.session import LiveAnalyser
+    from setvision.vision.live.source import Frame
+
+    def with_print(small):
+        found = find_cards(small)
+        factor = max(small.shape[:2]) / max(bag.image.shape[:2])
+        corners = order_corners(PRINT * np.float32(factor))
+        print_outline = Outline(corners, False, False, long_side_index(corners))
+        return Found([*found.outlines, print_outline], [], [*found.probabilities, 0.59])
+
+    monkeypatch.setattr("setvision.vision.live.session.find_cards", with_print)
+    analyser = LiveAnalyser(reader)
+    layouts = [analyser.analyse(Frame(k, k / 30, bag.image)).layout for k in range(3)]
+
+    assert len(layouts[-1].cards) == len(reader.read(bag.image).cards)
+    assert sum(i.reason == UNSURE for i in layouts[-1].ignored) == 1

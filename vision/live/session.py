@@ -26,7 +26,7 @@ from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline
 from setvision.vision.geometry import contains_point, convex_iou, convex_overlap, side_lengths
 from setvision.vision.image import as_bgr
-from setvision.vision.layout import CONFIDENT, CardReading, Ignored
+from setvision.vision.layout import CONFIDENT, UNSURE, CardReading, Ignored
 from setvision.vision.live.motion import (
     QuadFlow,
     apply_homography,
@@ -41,6 +41,7 @@ from setvision.vision.live.source import Frame
 from setvision.vision.live.tracking import LiveLayout, Track, Tracker
 from setvision.vision.pipeline import CardReader, MeasuredCard
 from setvision.vision.read.settle import settle
+from setvision.vision.read.vetting import set_aside
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ class _Pending:
     track_id: int | None
     reason: str  # "new" | "changed" (found by detection) | "check" (not found) | "refresh"
     thumb: np.ndarray
+    found_probability: float = 1.0  # the finder's, for a new card
 
 
 @dataclass
@@ -219,12 +221,15 @@ class LiveAnalyser:
 
     def _detect(self, work: _Work, confirmed: set[int]) -> list[_Pending]:
         """Find outlines, snap matching tracks to them; the rest are new cards to read."""
+        found = find_cards(work.small)
         outlines = [
             replace(o, corners_xy=(o.corners_xy / work.factor).astype(np.float32))
-            for o in find_cards(work.small).outlines
+            for o in found.outlines
         ]
+        probabilities = found.probabilities or [1.0] * len(outlines)
         pending, rejected, ignored = [], [], []
-        for outline, track_id in zip(outlines, self.tracker.match(o.corners_xy for o in outlines)):
+        tracks = self.tracker.match(o.corners_xy for o in outlines)
+        for outline, track_id, probability in zip(outlines, tracks, probabilities):
             if track_id is not None:
                 confirmed.add(track_id)
                 self.tracker.move(track_id, outline.corners_xy)
@@ -235,7 +240,8 @@ class LiveAnalyser:
                 rejected.append(before)  # unreadable a moment ago, still in place
                 ignored.append(Ignored(outline.corners_xy, before.reason))
             else:
-                pending.append(_Pending(outline, None, "new", work.thumb(outline.corners_xy)))
+                thumb = work.thumb(outline.corners_xy)
+                pending.append(_Pending(outline, None, "new", thumb, probability))
         self._rejected, self._ignored = rejected, tuple(ignored)
         return pending
 
@@ -367,8 +373,11 @@ class LiveAnalyser:
         reading_ids = {item.track_id for item, _ in fresh}
         context = [v.measured for k, v in self._views.items() if k not in reading_ids]
         readings = self.reader.classify(context + [m for _, m in fresh])[len(context) :]
+        aside = []  # read again at the next detection: a card seen blurred may read then
         for (item, measured), reading in zip(fresh, readings):
-            if item.reason == "new":
+            if item.reason == "new" and set_aside(item.found_probability, reading.confidence):
+                aside.append(Ignored(measured.outline.corners_xy, UNSURE))
+            elif item.reason == "new":
                 corners = measured.outline.corners_xy
                 track_id = self.tracker.add(corners, reading.probabilities, work.index)
                 self.flow.seed(track_id, work.grey, corners * work.factor)
@@ -390,6 +399,7 @@ class LiveAnalyser:
                 self.tracker.vote(item.track_id, reading.probabilities, work.index, swapped)
                 inside = _inside(track.corners_xy, work.image.shape)
                 self._views[item.track_id] = _CardView(item.thumb, measured, inside)
+        self._ignored += tuple(aside)
 
     def _drop(self, track_id: int) -> None:
         self._quiet = False
