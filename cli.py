@@ -644,8 +644,8 @@ def _eval_find(args: argparse.Namespace) -> int:
     from setvision.vision.learn.find_eval import format_find_table, summarise_finding
 
     data = data_dir(args.data)
-    if args.read and not args.loso:
-        raise SetvisionError("--read measures held-out finding: use it with --find --loso")
+    if args.read and args.finder != "learned":
+        raise SetvisionError("--read measures what the reader counts of the learned finder's cards")
     if args.loso:
         report = evaluating.held_out_finding(data, args.jobs, Progress(1).step)
         _print_held_out(report)
@@ -657,8 +657,9 @@ def _eval_find(args: argparse.Namespace) -> int:
         return EXIT_OK
     truths = evaluating.finding_truths(data, args.source)
     progress = Progress(len(truths))
+    finder = "read" if args.read else args.finder
     if args.scales:
-        agreement = evaluating.scale_agreement(truths, args.finder, args.jobs, progress.step)
+        agreement = evaluating.scale_agreement(truths, finder, args.jobs, progress.step)
         print("| source | photos | same cards at long sides 800, 1200, 1600 |")
         print("|---|---:|---:|")
         for row in agreement.sources:
@@ -668,7 +669,7 @@ def _eval_find(args: argparse.Namespace) -> int:
             for file, counts in agreement.differing:
                 print(f"{file}: cards per size {counts}")
         return EXIT_OK
-    results = evaluating.evaluate_finding(truths, args.finder, args.jobs, progress.step)
+    results = evaluating.evaluate_finding(truths, finder, args.jobs, progress.step)
     print(format_find_table(summarise_finding(results)))
     if args.details:
         for r in results:
@@ -1077,8 +1078,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument(
         "--read",
         action="store_true",
-        help="with --find --loso: also what the reader counts of the cards found, and the "
-        "vetting levels that set unsure ones aside",
+        help="with --find: count the cards the whole reader counts (unreadable and unsure "
+        "outlines left out); with --loso also the vetting levels that set unsure ones aside",
     )
     evaluation.add_argument(
         "--finder",

@@ -91,10 +91,12 @@ def finding_truths(data: Path, sources: Sequence[str] | None = None) -> list:
 
 
 def _finder(name: str):
-    """The finder to measure: None for the learned one (shipped), or the previous hand-set one."""
+    """The finder to measure: None for the learned one (shipped), the previous hand-set one, or
+    ``read``: the cards the whole reader counts (unreadable and unsure outlines left out)."""
     from setvision.vision.learn.find_eval import previous_finder
+    from setvision.vision.learn.vetting_eval import counted_cards
 
-    return previous_finder if name == "previous" else None
+    return {"previous": previous_finder, "read": counted_cards}.get(name)
 
 
 def evaluate_finding(

@@ -95,7 +95,12 @@ def test_a_shape_set_aside_is_named_and_keeps_no_set_from_being_said():
 
 
 @pytest.mark.parametrize(
-    "arguments", [["eval", "--read"], ["eval", "--scales"], ["eval", "--find", "--read"]]
+    "arguments",
+    [
+        ["eval", "--read"],
+        ["eval", "--scales"],
+        ["eval", "--find", "--read", "--finder", "previous"],
+    ],
 )
 def test_finding_options_without_what_they_measure_are_refused_in_one_line(arguments, capsys):
     from setvision.cli import main

@@ -54,6 +54,12 @@ def _reader():
     return _READER
 
 
+def counted_cards(image: np.ndarray) -> list[np.ndarray]:
+    """The outlines of the cards ``CardReader.read`` counts in ``image`` (a finder for the
+    finding measures: what a user is shown as cards)."""
+    return [c.corners_xy for c in _reader().read(image).cards]
+
+
 def read_found(
     truth: FindTruth, image: np.ndarray, scale: float, outlines: HeldOutOutlines, reader
 ) -> ReadPhoto:
