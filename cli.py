@@ -619,9 +619,9 @@ def _print_held_out_reading(held: list, unseen: list) -> None:
     from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE
 
     shipped = (FINDER_UNSURE, READER_UNSURE)
-    print("\nthe same held-out cards as the reader counts them (unreadable outlines left out, "
-          f"unsure ones set aside: found below {FINDER_UNSURE:g} and read below "
-          f"{READER_UNSURE:g})")  # fmt: skip
+    print("\nthe same held-out cards as the reader counts them, each source read by attribute "
+          "models fitted without it (unreadable outlines left out, unsure ones set aside: found "
+          f"below {FINDER_UNSURE:g} and read below {READER_UNSURE:g})")  # fmt: skip
     print(format_find_table(summarise_finding([p.result(shipped) for p in held])))
     print("\nper capture session of the new source, as the reader counts them")
     sessions = [p.result(shipped) for p in held if p.group != p.source]
@@ -652,7 +652,9 @@ def _eval_find(args: argparse.Namespace) -> int:
         if args.read:
             truths = evaluating.finding_truths(data)
             progress = Progress(len(report.held_out) + len(report.unseen_source))
-            held, unseen = evaluating.held_out_reading(truths, report, args.jobs, progress.step)
+            held, unseen = evaluating.held_out_reading(
+                data, truths, report, args.jobs, progress.step
+            )
             _print_held_out_reading(held, unseen)
         return EXIT_OK
     truths = evaluating.finding_truths(data, args.source)

@@ -116,17 +116,33 @@ def held_out_finding(data: Path, jobs: int = 1, on_done: OnDone | None = None):
     return train_finder(data, jobs, on_done)
 
 
-def held_out_reading(truths: list, report, jobs: int = 1, on_done: OnDone | None = None):
+def held_out_reading(
+    data: Path, truths: list, report, jobs: int = 1, on_done: OnDone | None = None
+):
     """The held-out cards of ``report`` (``held_out_finding``'s) read as ``CardReader`` reads
-    them: (every source's photos, the new source's judged without it)."""
+    them, each source's by attribute models fitted without it (a deck never seen, as the
+    finder's table never saw the table): (every source's photos, the new source's judged by
+    a finder fitted without it)."""
+    from setvision.vision.learn.training import fit_without_source, training_samples
     from setvision.vision.learn.vetting_eval import read_held_out
+    from setvision.vision.read.classify import load_models
 
+    samples = training_samples(data, jobs)
+    tempering = load_models().tempering
     by_file = {t.file: t for t in truths}
-    held = [by_file[r.file] for r in report.held_out]
-    unseen = [by_file[r.file] for r in report.unseen_source]
+
+    def read(results: list, outlines: list) -> list:
+        photos = []
+        for source in sorted({r.source for r in results}):
+            rows = [k for k, r in enumerate(results) if r.source == source]
+            reader = make_reader(models=fit_without_source(samples, source, tempering))
+            photos += read_held_out([by_file[results[k].file] for k in rows],
+                                    [outlines[k] for k in rows], reader, jobs, on_done)  # fmt: skip
+        return photos
+
     return (
-        read_held_out(held, report.held_out_outlines, jobs, on_done),
-        read_held_out(unseen, report.unseen_outlines, jobs, on_done),
+        read(report.held_out, report.held_out_outlines),
+        read(report.unseen_source, report.unseen_outlines),
     )
 
 

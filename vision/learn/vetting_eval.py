@@ -91,6 +91,10 @@ def read_found(
     return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, counted)
 
 
+#: The reader of ``read_held_out``'s photos (set before its worker processes are forked).
+_HELD_OUT_READER = None
+
+
 def _job(item: tuple[FindTruth, HeldOutOutlines | None]) -> ReadPhoto:
     from setvision.vision.image import load
 
@@ -101,16 +105,19 @@ def _job(item: tuple[FindTruth, HeldOutOutlines | None]) -> ReadPhoto:
         return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, {}, str(error))
     if outlines is None:
         outlines = HeldOutOutlines(truth.file, (), ())
-    return read_found(truth, photo.image, photo.scale, outlines, _reader())
+    return read_found(truth, photo.image, photo.scale, outlines, _HELD_OUT_READER)
 
 
 def read_held_out(
     truths: list[FindTruth],
     outlines: list[HeldOutOutlines | None],
+    reader,
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> list[ReadPhoto]:
-    """Every photo's held-out outlines read (``outlines`` in the order of ``truths``)."""
+    """Every photo's held-out outlines (in the order of ``truths``) read by ``reader``."""
+    global _HELD_OUT_READER
+    _HELD_OUT_READER = reader
     return _map_photos(_job, list(zip(truths, outlines)), jobs, progress, lambda r: r.file)
 
 
