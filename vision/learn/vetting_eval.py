@@ -15,6 +15,7 @@ import numpy as np
 from setvision.vision.geometry import long_side_index, order_corners, touches_border
 from setvision.vision.learn.find_eval import FindResult, FindTruth, _map_photos, score_found
 from setvision.vision.learn.find_training import HeldOutOutlines
+from setvision.vision.read.vetting import set_aside
 
 #: The vetting levels tried: (finder unsure below, reader unsure below); (0, 0) sets none aside.
 VETTING_LEVELS = tuple(
@@ -85,7 +86,7 @@ def read_found(
         kept = [
             quad
             for quad, p, c in zip(quads, probabilities, confidences)
-            if not (p < finder_unsure and c < reader_unsure)
+            if not set_aside(p, c, finder_unsure, reader_unsure)
         ]
         counted[(finder_unsure, reader_unsure)] = score_found(truth, kept)
     return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, counted)

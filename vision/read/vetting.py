@@ -21,7 +21,12 @@ FINDER_UNSURE = 0.9
 READER_UNSURE = 0.4
 
 
-def set_aside(found_probability: float, confidence: float) -> bool:
+def set_aside(
+    found_probability: float,
+    confidence: float,
+    finder_unsure: float = FINDER_UNSURE,
+    reader_unsure: float = READER_UNSURE,
+) -> bool:
     """Whether an outline found with ``found_probability`` and read with ``confidence`` is
-    set aside as a card-like shape rather than counted as a card."""
-    return found_probability < FINDER_UNSURE and confidence < READER_UNSURE
+    set aside as a card-like shape rather than counted as a card (other levels: to measure)."""
+    return found_probability < finder_unsure and confidence < reader_unsure
