@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from setvision.app.readers import ProfileChoice, make_reader
+from setvision.app.readers import NO_PROFILE, ProfileChoice, make_reader
 from setvision.solver.errors import SetvisionError
 from setvision.vision.learn.dataset import Board, load_boards
 from setvision.vision.learn.evaluate import BoardResult, evaluate
@@ -64,17 +64,31 @@ def evaluate_held_out(
 ) -> list[BoardResult]:
     """Each source's boards read by attribute models fitted on every other source (the
     tempering of ``model``, else of the shipped model, kept: it is fitted out of source)."""
+    results = []
+    sources = {b.source for b in boards}
+    for source, reader in _readers_without_each(sources, data, jobs, profile, model, auto):
+        results += evaluate_reader([b for b in boards if b.source == source], reader, on_done)
+    return results
+
+
+def _readers_without_each(
+    sources: set[str],
+    data: Path,
+    jobs: int = 1,
+    profile: ProfileChoice = NO_PROFILE,
+    model: str | None = None,
+    auto: bool = True,
+):
+    """(source, a reader whose attribute models are fitted without that source) for each of
+    ``sources`` in name order; the tempering of ``model`` (else the shipped one) is kept."""
     from setvision.vision.learn.training import fit_without_source, training_samples
     from setvision.vision.read.classify import load_models
 
     samples = training_samples(data, jobs)
-    shipped = load_models(model)
-    results = []
-    for source in sorted({b.source for b in boards}):
-        models = fit_without_source(samples, source, shipped.tempering)
-        reader = make_reader(profile, auto=auto, models=models)
-        results += evaluate_reader([b for b in boards if b.source == source], reader, on_done)
-    return results
+    tempering = load_models(model).tempering
+    for source in sorted(sources):
+        models = fit_without_source(samples, source, tempering)
+        yield source, make_reader(profile, auto=auto, models=models)
 
 
 # ---------------------------------------------------------------- card finding alone
@@ -123,21 +137,19 @@ def held_out_reading(
     them, each source's by attribute models fitted without it (a deck never seen, as the
     finder's table never saw the table): (every source's photos, the new source's judged by
     a finder fitted without it)."""
-    from setvision.vision.learn.training import fit_without_source, training_samples
     from setvision.vision.learn.vetting_eval import read_held_out
-    from setvision.vision.read.classify import load_models
 
-    samples = training_samples(data, jobs)
-    tempering = load_models().tempering
     by_file = {t.file: t for t in truths}
+    sources = {r.source for r in report.held_out + report.unseen_source}
+    readers = dict(_readers_without_each(sources, data, jobs))
 
     def read(results: list, outlines: list) -> list:
         photos = []
         for source in sorted({r.source for r in results}):
             rows = [k for k, r in enumerate(results) if r.source == source]
-            reader = make_reader(models=fit_without_source(samples, source, tempering))
             photos += read_held_out([by_file[results[k].file] for k in rows],
-                                    [outlines[k] for k in rows], reader, jobs, on_done)  # fmt: skip
+                                    [outlines[k] for k in rows], readers[source], jobs,
+                                    on_done)  # fmt: skip
         return photos
 
     return (

@@ -66,8 +66,7 @@ class CardReader:
         timings["find"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         measured, ignored = [], []
-        probabilities = found.probabilities or [1.0] * len(outlines)
-        for outline, probability in zip(outlines, probabilities):
+        for outline, probability in zip(outlines, found.probabilities):
             result = self.measure_outline(image, outline)
             if isinstance(result, MeasuredCard):
                 measured.append(replace(result, found_probability=probability))

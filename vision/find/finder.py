@@ -7,7 +7,7 @@ a copy of fixed long side, so a photo gives the same cards at any resolution.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -93,7 +93,7 @@ class Found:
 
     outlines: list[Outline]
     possible: list[np.ndarray]
-    probabilities: list[float] = field(default_factory=list)
+    probabilities: list[float]
 
 
 def _to_image(quads: np.ndarray, image: np.ndarray, factor: float) -> np.ndarray:

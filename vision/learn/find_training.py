@@ -387,12 +387,6 @@ def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNo
             for q, f, p in zip(photo.quads[rows], photo.features[rows], probability)
         ]
 
-    def result(chosen: list[Judged], sent: bool) -> FindResult:
-        quads = [j.candidate.quad * photo.to_original for j in chosen]
-        found, false = score_found(truth, quads)
-        return FindResult(truth.file, truth.source, truth.group, truth.labelled, found,
-                          len(quads), false, 0.0, fallback=sent)  # fmt: skip
-
     def outlines(chosen: list[Judged]) -> HeldOutOutlines:
         return HeldOutOutlines(
             truth.file,
@@ -400,14 +394,19 @@ def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNo
             tuple(j.probability for j in chosen),
         )
 
+    def result(found_outlines: HeldOutOutlines, sent: bool) -> FindResult:
+        found, false = score_found(truth, list(found_outlines.quads))
+        return FindResult(truth.file, truth.source, truth.group, truth.labelled, found,
+                          len(found_outlines.quads), false, 0.0, fallback=sent)  # fmt: skip
+
     candidates = judged(fast, held.fast)
     chosen = select(candidates, model.accept)
     quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
     left = paper_left(photo.paper, photo.ink, quads, min(RECHECK_UNEXPLAINED))
     doubt = max((j.probability for j in doubtful(candidates, chosen, model)), default=0.0)
     everything = select(judged(np.ones(len(fast), bool), held.all), model.accept)
-    return SentOrNot(result(chosen, False), result(everything, True), left, doubt,
-                     outlines(chosen), outlines(everything))  # fmt: skip
+    alone, both = outlines(chosen), outlines(everything)
+    return SentOrNot(result(alone, False), result(both, True), left, doubt, alone, both)
 
 
 def judge_held_out(

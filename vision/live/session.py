@@ -226,10 +226,9 @@ class LiveAnalyser:
             replace(o, corners_xy=(o.corners_xy / work.factor).astype(np.float32))
             for o in found.outlines
         ]
-        probabilities = found.probabilities or [1.0] * len(outlines)
         pending, rejected, ignored = [], [], []
         tracks = self.tracker.match(o.corners_xy for o in outlines)
-        for outline, track_id, probability in zip(outlines, tracks, probabilities):
+        for outline, track_id, probability in zip(outlines, tracks, found.probabilities):
             if track_id is not None:
                 confirmed.add(track_id)
                 self.tracker.move(track_id, outline.corners_xy)
