@@ -15,10 +15,22 @@ from setvision.vision.image import Photo, as_bgr
 from setvision.vision.layout import NO_SYMBOLS, UNSURE, CardReading, Ignored, Layout
 from setvision.vision.order import reading_order
 from setvision.vision.read.classify import AttributeModels, load_models
+from setvision.vision.read.cut_cards import (
+    card_frame,
+    count_by_margin,
+    cut_side,
+    inside_photo,
+    shown_lengthwise,
+)
 from setvision.vision.read.features import CardFeatures, complete_row, extract
 from setvision.vision.read.rectify import rectify
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
+
+#: Why a card cut by the image's edge is not read: a symbol may lie beyond it.
+CUT_BY_BORDER = "cut by the image border"
+#: A symbol of a cut card must lie this many image pixels inside the image (else it may be cut).
+SYMBOL_MARGIN = 2.0
 
 #: Adjusts a layout's probabilities (e.g. per-photo colour calibration); must not reorder cards.
 Adjuster = Callable[[list[CardFeatures], dict[str, np.ndarray]], dict[str, np.ndarray]]
@@ -45,6 +57,84 @@ def _upright(features: CardFeatures) -> bool:
         return False
     boxes = [cv2.boundingRect(c) for c in features.symbols]
     return sum(h > w for _, _, w, h in boxes) * 2 > len(boxes)
+
+
+def _laid_out(
+    image: np.ndarray, corners: np.ndarray, long_side: int
+) -> tuple[np.ndarray, CardFeatures, np.ndarray]:
+    """The card rectified lengthwise, its features, and its corners in the order laid out.
+
+    The detector judged the card's length from its symbols; if they still lie flat, the other
+    way round may read better."""
+    lengthwise = np.roll(corners, -long_side, axis=0)
+    card = rectify(image, lengthwise, long_side=False)
+    features = extract(card)
+    if not _upright(features):
+        turned_corners = np.roll(lengthwise, 1, axis=0)
+        turned = rectify(image, turned_corners, long_side=False)
+        turned_features = extract(turned)
+        if _upright(turned_features):
+            return turned, turned_features, turned_corners
+    return card, features, lengthwise
+
+
+def _on_paper(
+    image: np.ndarray, corners: np.ndarray, paper: tuple[float, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The part of ``image`` around ``corners``, with what lies beyond the image shown as blank
+    ``paper`` (BGR), and the corners in its pixels."""
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 1
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 2
+    canvas = np.empty((y1 - y0, x1 - x0, 3), np.uint8)
+    canvas[:] = np.clip(np.round(paper), 0, 255).astype(np.uint8)
+    height, width = image.shape[:2]
+    top, left, bottom, right = max(0, y0), max(0, x0), min(height, y1), min(width, x1)
+    if bottom > top and right > left:
+        canvas[top - y0 : bottom - y0, left - x0 : right - x0] = image[top:bottom, left:right]
+    return canvas, (corners - np.float32([x0, y0])).astype(np.float32)
+
+
+def _whole(
+    image: np.ndarray, outline: Outline, shown_card: np.ndarray
+) -> CardFeatures | Ignored | None:
+    """A card cut by the image's edge across its length, judged whole: its features measured
+    on its completed outline when every symbol shows, else why it is not read; None when it is
+    not cut that way (then only the part shown, ``shown_card`` laid out, can be judged)."""
+    size = (image.shape[1], image.shape[0])
+    side = cut_side(outline.corners_xy, size)
+    if side is None:
+        return None
+    # beyond the photo the card is shown blank: its paper's colour, no made-up streaks
+    paper = tuple(float(v) for v in np.median(shown_card.reshape(-1, 3), axis=0))
+    shown = shown_lengthwise(outline.corners_xy, side)
+    frame = card_frame(shown)
+    card = rectify(*_on_paper(image, frame, paper), long_side=False)
+    width = card.shape[1]
+    shown_features = extract(card)
+    if not _upright(shown_features):
+        return None  # cut along its length: its symbols are cut too unless the part looks whole
+    boxes = [cv2.boundingRect(c) for c in shown_features.symbols]
+    start = min(box[0] for box in boxes) / width
+    end = max(box[0] + box[2] for box in boxes) / width
+    symbol_width = float(np.median([box[2] for box in boxes])) / width
+    # a margin on the whole side of another number of symbols: one lies beyond the edge (blank
+    # paper before the cut proves nothing: a symbol cut by it may not be seen as one)
+    if count_by_margin(start, symbol_width) != len(boxes):
+        return Ignored(outline.corners_xy, CUT_BY_BORDER)
+    length = float(np.linalg.norm(frame[1] - frame[0]))
+    whole = card_frame(shown, max(1.0, start + end) * length)
+    card = rectify(*_on_paper(image, whole, paper), long_side=False)
+    features = extract(card)
+    height, width = card.shape[:2]
+    if not symbols_complete(features, (width, height)):
+        return Ignored(outline.corners_xy, CUT_BY_BORDER)
+    corners = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    to_image = cv2.getPerspectiveTransform(corners, whole)
+    points = np.vstack([c.reshape(-1, 2) for c in features.symbols]).astype(np.float32)
+    on_image = cv2.perspectiveTransform(points.reshape(-1, 1, 2), to_image).reshape(-1, 2)
+    if not inside_photo(on_image, size, SYMBOL_MARGIN):
+        return Ignored(outline.corners_xy, CUT_BY_BORDER)
+    return features
 
 
 class CardReader:
@@ -76,23 +166,27 @@ class CardReader:
         return measured, ignored, timings, found.possible
 
     @staticmethod
-    def measure_outline(image: np.ndarray, outline: Outline) -> MeasuredCard | Ignored:
-        """Measure one outline of a BGR image, or say why it cannot be read as a card."""
-        lengthwise = np.roll(outline.corners_xy, -outline.long_side, axis=0)
-        card = rectify(image, lengthwise, long_side=False)
-        features = extract(card)
-        if not _upright(features):
-            # The detector judged the card's length from its symbols; if they still lie flat,
-            # the other way round may read better.
-            turned = rectify(image, np.roll(lengthwise, 1, axis=0), long_side=False)
-            turned_features = extract(turned)
-            if _upright(turned_features):
-                card, features = turned, turned_features
+    def measure_outline(
+        image: np.ndarray, outline: Outline, complete_cut: bool = True
+    ) -> MeasuredCard | Ignored:
+        """Measure one outline of a BGR image, or say why it cannot be read as a card.
+
+        ``complete_cut``: a card cut by the image's edge is judged, and read, completed (see
+        ``cut_cards``); without, only as far as the image shows it (training: a completed
+        card's part beyond the image is no real pixels)."""
+        card, features, _ = _laid_out(image, outline.corners_xy, outline.long_side)
         size = (card.shape[1], card.shape[0])
         if not features.symbols:
             return Ignored(outline.corners_xy, NO_SYMBOLS)
-        if outline.touches_border and not symbols_complete(features, size):
-            return Ignored(outline.corners_xy, "cut by the image border")
+        if outline.touches_border:
+            # judged whole where it can be: the part shown may look complete by chance
+            whole = _whole(image, outline, card) if complete_cut else None
+            if isinstance(whole, Ignored):
+                return whole
+            if whole is not None:
+                features = whole
+            elif not symbols_complete(features, size):
+                return Ignored(outline.corners_xy, CUT_BY_BORDER)
         if outline.occluded and not symbols_complete(features, size):
             return Ignored(outline.corners_xy, "partly covered by another card")
         return MeasuredCard(outline, features)

@@ -98,7 +98,7 @@ def _board_samples(board: Board, augmented: bool = False) -> list[Sample]:
     pairs = match_by_position(quads, [c.centre for c in board.cards])
     samples = []
     for label_index, outline_index in pairs:
-        measured = CardReader.measure_outline(image, outlines[outline_index])
+        measured = CardReader.measure_outline(image, outlines[outline_index], complete_cut=False)
         if isinstance(measured, MeasuredCard):
             card = board.cards[label_index].card
             samples.append(Sample(measured.features.vector(), card, board.source, origin, file))

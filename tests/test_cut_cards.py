@@ -1,0 +1,195 @@
+"""Cards cut by the photo's edge: read when every symbol shows, completed to their whole
+outline; left out when a symbol may lie beyond the edge."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from setvision.vision.find.finder import find_cards
+from setvision.vision.pipeline import CUT_BY_BORDER, CardReader, MeasuredCard, _laid_out
+from setvision.vision.read.cut_cards import (
+    MARGIN_TO_SYMBOL,
+    card_frame,
+    count_by_margin,
+    cut_side,
+    shown_lengthwise,
+)
+
+#: Eight cards on black cloth; two cut by the photo's edge show all their symbols (labelled),
+#: a third shows only part of its symbol (labelled partial).
+CLOTH = "boards/jtclark2__card_shark/ImageLibrary__IMG_6439.jpg"
+
+
+def _view(perspective: bool) -> np.ndarray:
+    """A view of a table (inches) in a 400 x 300 photo: turned and slanted, or also in
+    perspective."""
+    table = np.float32([[0, 0], [12, 0], [12, 9], [0, 9]])
+    if perspective:
+        photo = np.float32([[40, 30], [420, 60], [380, 330], [10, 280]])
+    else:
+        photo = np.float32([[40, 30], [420, 60], [390, 305], [10, 275]])
+    return cv2.getPerspectiveTransform(table, photo)
+
+
+def _on_photo(matrix: np.ndarray, corners) -> np.ndarray:
+    return cv2.perspectiveTransform(np.float32(corners).reshape(-1, 1, 2), matrix).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("perspective, tolerance", [(False, 0.01), (True, 3.0)])
+def test_a_card_cut_by_the_edge_is_completed(perspective, tolerance):
+    matrix = _view(perspective)
+    # a card lying along the table from x = 9.6 inches, turned a little: the photo's right
+    # edge (x = 399 pixels) cuts it at a slant
+    turn = np.radians(8)
+    length, width = (
+        3.5 * np.array([np.cos(turn), np.sin(turn)]),
+        2.25 * np.array([-np.sin(turn), np.cos(turn)]),
+    )
+    start = np.array([9.6, 4.5])
+    on_table = [start, start + length, start + length + width, start + width]
+    whole = _on_photo(matrix, on_table)
+    cut = [p + (399.0 - p[0]) / (q[0] - p[0]) * (q - p)
+           for p, q in ((whole[0], whole[1]), (whole[3], whole[2]))]  # fmt: skip
+    shown = np.float32([whole[0], cut[0], cut[1], whole[3]])
+    assert (whole[1:3, 0] > 400).all() and abs(cut[0][0] - 399) < 1e-3
+    side = cut_side(shown, (400, 300))
+    assert side == 1
+    lengthwise = shown_lengthwise(shown, side)
+    # clockwise from the whole side: along the card, across the cut, back, the whole side
+    np.testing.assert_allclose(lengthwise, shown[[0, 1, 2, 3]])
+    reach = float(np.linalg.norm(whole[1] - whole[0]))
+    np.testing.assert_allclose(card_frame(lengthwise, reach), whole, atol=tolerance)
+    # the part shown reaches as far as its longer side along the card
+    shown_reach = np.linalg.norm(card_frame(lengthwise)[1] - card_frame(lengthwise)[0])
+    assert shown_reach == pytest.approx(
+        max(np.linalg.norm(cut[0] - whole[0]), np.linalg.norm(cut[1] - whole[3])), rel=0.02
+    )
+
+
+def test_only_a_part_cut_along_one_side_is_a_cut_card():
+    inside = _on_photo(_view(True), [[5, 5], [8.5, 5], [8.5, 7.25], [5, 7.25]])
+    assert cut_side(inside, (400, 300)) is None
+    corner = np.float32([[0, 0], [60, 0], [60, 40], [0, 40]])  # cut at a corner: two sides
+    assert cut_side(corner, (400, 300)) is None
+
+
+def test_the_margin_beside_the_symbols_tells_their_number():
+    for count, ratio in MARGIN_TO_SYMBOL.items():
+        assert count_by_margin(ratio * 0.2, 0.2) == count
+    # two ovals left of three: the margin is a three-symbol card's, not a two's
+    assert count_by_margin(0.11, 0.21) == 3
+    assert count_by_margin(0.39, 0.21) == 1
+
+
+@pytest.fixture(scope="module")
+def cloth(photo, data_dir):
+    return photo(data_dir / CLOTH).image
+
+
+def test_cards_cut_by_the_edge_with_every_symbol_shown_are_read(reader, cloth, boards):
+    layout = reader.read(cloth)
+    labelled = boards[CLOTH]
+    read = {}
+    for labelled_card in labelled.cards:
+        centre = np.float32(labelled_card.centre)
+        for card in layout.cards:
+            if (
+                cv2.pointPolygonTest(np.float32(card.corners_xy), tuple(map(float, centre)), False)
+                >= 0
+            ):
+                read[labelled_card.card] = card.card
+    assert len(read) == len(labelled.cards) == 8
+    assert all(truth == found for truth, found in read.items())
+    cut = [
+        c for c in layout.cards if c.corners_xy[:, 1].min() < 3 or c.corners_xy[:, 1].max() > 1396
+    ]
+    assert {str(c.card) for c in cut} >= {"2-green-solid-oval", "1-green-solid-diamond"}
+
+
+def _symbol_rows(image: np.ndarray, label: str, reader) -> tuple[np.ndarray, list[tuple]]:
+    """The outline of the card read as ``label`` and its symbols' rows (top, bottom) in the
+    photo's pixels, top first."""
+    layout = reader.read(image)
+    card = next(c for c in layout.cards if str(c.card) == label)
+    outline = next(
+        o for o in find_cards(image).outlines if np.abs(o.corners_xy - card.corners_xy).max() < 1
+    )
+    laid_card, features, laid = _laid_out(image, outline.corners_xy, outline.long_side)
+    height, width = laid_card.shape[:2]
+    square = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    to_image = cv2.getPerspectiveTransform(square, np.float32(laid))
+    rows = []
+    for contour in features.symbols:
+        points = cv2.perspectiveTransform(contour.reshape(-1, 1, 2).astype(np.float32), to_image)
+        rows.append((float(points[..., 1].min()), float(points[..., 1].max())))
+    return card.corners_xy, sorted(rows)
+
+
+def test_a_card_whose_symbol_lies_beyond_the_edge_is_left_out(reader, cloth):
+    corners, rows = _symbol_rows(cloth, "3-green-solid-oval", reader)
+    assert len(rows) == 3
+    # the photo cut between the card's second and third symbol: two whole ovals show
+    cut = int(round((rows[1][1] + rows[2][0]) / 2))
+    layout = reader.read(np.ascontiguousarray(cloth[:cut]))
+    shown = [c for c in layout.cards if c.corners_xy[:, 1].max() >= cut - 3]
+    assert not any(c.card.number == 2 and c.card.shape == "oval" for c in shown)
+    left_out = [i for i in layout.ignored if i.corners_xy[:, 1].max() >= cut - 3]
+    assert any(i.reason == CUT_BY_BORDER for i in left_out)
+
+
+def test_a_card_cut_in_its_margin_reads_whole(reader, cloth):
+    corners, rows = _symbol_rows(cloth, "3-green-solid-squiggle", reader)
+    assert len(rows) == 3
+    # the photo cut between the card's last symbol and its edge
+    cut = int(round((rows[2][1] + corners[:, 1].max()) / 2)) + 1
+    assert cut < corners[:, 1].max() - 3
+    layout = reader.read(np.ascontiguousarray(cloth[:cut]))
+    assert "3-green-solid-squiggle" in [str(c.card) for c in layout.cards]
+
+
+def test_training_measures_a_cut_card_only_as_far_as_the_photo_shows(cloth):
+    cut = [o for o in find_cards(cloth).outlines if o.touches_border]
+    completed = [CardReader.measure_outline(cloth, o) for o in cut]
+    shown = [CardReader.measure_outline(cloth, o, complete_cut=False) for o in cut]
+    read = sum(isinstance(m, MeasuredCard) for m in completed)
+    assert read == sum(isinstance(m, MeasuredCard) for m in shown) + 2
+
+
+#: Whole-table photos of six sources (decks, cameras, tables) whose cards are placed by label.
+MARGIN_BOARDS = (
+    "boards/Anaisdg__OpenCV/IMG_1821.jpg",
+    "boards/antingshen__Set-Solver/training_raw__IMG_0574.jpg",
+    "boards/nakkstar123__set-solver/grid__IMG_5809.jpg",
+    "boards/piratefsh__set-solver/images__set-12-random-multi.jpg",
+    "boards/robertdeleon98__SET_Solver/Test_Images__test1.jpg",
+    "boards/tomwhite__set-game/data__webcam__20170604_134005.jpg",
+)
+
+
+def test_the_margin_rule_holds_on_whole_cards_of_other_decks(photo, data_dir, boards):
+    """The margins were measured on every source's whole cards; on these the rule must give
+    each labelled card its number."""
+    told, by_number = [], {1: [], 2: [], 3: []}
+    for file in MARGIN_BOARDS:
+        image = photo(data_dir / file).image
+        labelled = boards[file].cards
+        for outline in find_cards(image).outlines:
+            if outline.touches_border or outline.occluded:
+                continue
+            quad = np.float32(outline.corners_xy)
+            inside = [c for c in labelled if cv2.pointPolygonTest(quad, c.centre, False) >= 0]
+            if len(inside) != 1:
+                continue
+            card, features, _ = _laid_out(image, outline.corners_xy, outline.long_side)
+            boxes = [cv2.boundingRect(c) for c in features.symbols]
+            if len(boxes) != inside[0].card.number:
+                continue
+            start = min(box[0] for box in boxes) / card.shape[1]
+            width = float(np.median([box[2] for box in boxes])) / card.shape[1]
+            told.append(count_by_margin(start, width) == len(boxes))
+            by_number[len(boxes)].append(start / width)
+    assert len(told) >= 60
+    assert np.mean(told) >= 0.97
+    for number, ratios in by_number.items():
+        assert np.median(ratios) == pytest.approx(MARGIN_TO_SYMBOL[number], rel=0.2)
