@@ -80,6 +80,9 @@ def test_the_margin_beside_the_symbols_tells_their_number():
     # two ovals left of three: the margin is a three-symbol card's, not a two's
     assert count_by_margin(0.11, 0.21) == 3
     assert count_by_margin(0.39, 0.21) == 1
+    # a margin of five symbol widths, or none, is no card's: its side is not the card's edge
+    assert count_by_margin(1.0, 0.2) is None
+    assert count_by_margin(0.0, 0.2) is None
 
 
 @pytest.fixture(scope="module")

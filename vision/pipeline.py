@@ -117,8 +117,8 @@ def _whole(
     start = min(box[0] for box in boxes) / width
     end = max(box[0] + box[2] for box in boxes) / width
     symbol_width = float(np.median([box[2] for box in boxes])) / width
-    # a margin on the whole side of another number of symbols: one lies beyond the edge (blank
-    # paper before the cut proves nothing: a symbol cut by it may not be seen as one)
+    # a margin on the whole side of another number of symbols (one lies beyond the edge), or
+    # of no card; blank paper before the cut proves nothing: a symbol cut may go unseen
     if count_by_margin(start, symbol_width) != len(boxes):
         return Ignored(outline.corners_xy, CUT_BY_BORDER)
     length = float(np.linalg.norm(frame[1] - frame[0]))

@@ -21,6 +21,9 @@ import numpy as np
 #: one symbol's width, for 1, 2 and 3 symbols: the medians over 4,011 whole cards of every
 #: source (1 symbol: 1.51 to 2.20 for 98% of cards; 2: 0.88 to 1.56; 3: 0.36 to 0.87).
 MARGIN_TO_SYMBOL = {1: 1.84, 2: 1.19, 3: 0.55}
+#: A margin further than this factor from every count's median is no card's margin (98% of
+#: whole cards lie within 1.2 of theirs for one symbol, 1.6 for three).
+MARGIN_SPREAD = 1.8
 #: A corner this close to the photo's edge (share of the photo's long side) lies on it.
 ON_EDGE = 0.006
 
@@ -73,13 +76,16 @@ def card_frame(lengthwise: np.ndarray, reach: float | None = None) -> np.ndarray
     return np.array([start_1, start_1 + far, start_2 + far, start_2], np.float32)
 
 
-def count_by_margin(margin: float, symbol_width: float) -> int:
+def count_by_margin(margin: float, symbol_width: float) -> int | None:
     """How many symbols a card with this margin on its whole side has (any unit along the
-    card's length, both in the same)."""
+    card's length, both in the same); None when the margin is no card's (the side taken for
+    the card's edge is likely not its edge)."""
     ratio = margin / max(symbol_width, 1e-6)
     if ratio <= 0:
-        return 3
-    return min(MARGIN_TO_SYMBOL, key=lambda n: abs(np.log(ratio / MARGIN_TO_SYMBOL[n])))
+        return None
+    distance = {n: abs(np.log(ratio / typical)) for n, typical in MARGIN_TO_SYMBOL.items()}
+    count = min(distance, key=distance.__getitem__)
+    return count if distance[count] <= np.log(MARGIN_SPREAD) else None
 
 
 def inside_photo(points: np.ndarray, size: tuple[int, int], margin: float = 1.0) -> bool:
