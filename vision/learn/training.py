@@ -87,7 +87,8 @@ def _crop_sample(row: dict, data_dir: str, augmented: bool = False) -> Sample | 
 
 
 def _board_samples(board: Board, augmented: bool = False) -> list[Sample]:
-    """The cards read on a labelled board, measured exactly as the reader measures them."""
+    """The cards read on a labelled board, measured as the reader measures them (a card cut by
+    the photo's edge only as far as the photo shows it: completed, its rest is no real pixels)."""
     photo = load(board.path)
     image, origin, file = photo.image, "board", board.file
     if augmented:
