@@ -99,7 +99,8 @@ def _whole(
 ) -> CardFeatures | Ignored | None:
     """A card cut by the image's edge across its length, judged whole: its features measured
     on its completed outline when every symbol shows, else why it is not read; None when it is
-    not cut that way (then only the part shown, ``shown_card`` laid out, can be judged)."""
+    not cut that way (then only the part shown can be judged). ``shown_card``: the part shown
+    laid out as any card is, whose paper's colour fills what lies beyond the image."""
     size = (image.shape[1], image.shape[0])
     side = cut_side(outline.corners_xy, size)
     if side is None:
