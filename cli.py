@@ -14,6 +14,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from setvision.app.paths import data_dir, expand_paths, sample_photos
@@ -662,14 +663,13 @@ def _eval_find(args: argparse.Namespace) -> int:
     finder = "read" if args.read else args.finder
     if args.scales:
         agreement = evaluating.scale_agreement(truths, finder, args.jobs, progress.step)
-        print("| source | photos | same cards at long sides 800, 1200, 1600 |")
-        print("|---|---:|---:|")
-        for row in agreement.sources:
-            print(f"| {row.source} | {row.photos} | {row.same:.3f} |")
-        print(f"| **all** | {agreement.overall.photos} | {agreement.overall.same:.3f} |")
+        print("| source | photos | same cards at long sides 800, 1200, 1600 | same re-saved |")
+        print("|---|---:|---:|---:|")
+        for row in (*agreement.sources, replace(agreement.overall, source="**all**")):
+            print(f"| {row.source} | {row.photos} | {row.same:.3f} | {row.same_resaved:.3f} |")
         if args.details:
-            for file, counts in agreement.differing:
-                print(f"{file}: cards per size {counts}")
+            for file, counts, again in agreement.differing:
+                print(f"{file}: cards per size {counts}, same cards re-saved: {again}")
         return EXIT_OK
     results = evaluating.evaluate_finding(truths, finder, args.jobs, progress.step)
     print(format_find_table(summarise_finding(results)))

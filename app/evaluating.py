@@ -160,16 +160,19 @@ def held_out_reading(
 
 @dataclass(frozen=True)
 class ScaleRow:
-    """How many photos of a source, and the share giving the same cards at every size."""
+    """How many photos of a source, the share giving the same cards at every size, and the
+    share giving the same cards when saved again as a JPEG."""
 
     source: str
     photos: int
     same: float
+    same_resaved: float
 
 
 @dataclass(frozen=True)
 class ScaleAgreement:
-    """Per source (name order) and overall; ``differing`` lists (file, cards per size)."""
+    """Per source (name order) and overall; ``differing`` lists (file, cards per size, same
+    cards when re-saved) of the photos that change either way."""
 
     sources: tuple[ScaleRow, ...]
     overall: ScaleRow
@@ -179,17 +182,21 @@ class ScaleAgreement:
 def scale_agreement(
     truths: list, finder: str = "learned", jobs: int = 1, on_done: OnDone | None = None
 ) -> ScaleAgreement:
-    """Each photo read at long sides 800, 1200 and 1600: does it give the same cards?"""
+    """Each photo read at long sides 800, 1200 and 1600, and saved again as a JPEG: does it
+    give the same cards?"""
     from setvision.vision.learn.find_eval import run_scale_agreement
 
     rows = run_scale_agreement(truths, _finder(finder), jobs, on_done)
-    by_source: dict[str, list[bool]] = {}
-    for _, source, agree, _ in rows:
-        by_source.setdefault(source, []).append(agree)
-    sources = tuple(
-        ScaleRow(source, len(agreed), float(np.mean(agreed)))
-        for source, agreed in sorted(by_source.items())
-    )
-    overall = ScaleRow("all", len(rows), float(np.mean([r[2] for r in rows])))
-    differing = tuple((file, counts) for file, _, agree, counts in rows if not agree)
+    by_source: dict[str, list[tuple[bool, bool]]] = {}
+    for _, source, agree, _, same_resaved in rows:
+        by_source.setdefault(source, []).append((agree, same_resaved))
+
+    def row(source: str, agreed: list[tuple[bool, bool]]) -> ScaleRow:
+        sizes, again = np.mean(agreed, axis=0) if agreed else (np.nan, np.nan)
+        return ScaleRow(source, len(agreed), float(sizes), float(again))
+
+    sources = tuple(row(source, agreed) for source, agreed in sorted(by_source.items()))
+    overall = row("all", [(r[2], r[4]) for r in rows])
+    differing = tuple((file, counts, again) for file, _, agree, counts, again in rows
+                      if not (agree and again))  # fmt: skip
     return ScaleAgreement(sources, overall, differing)

@@ -458,10 +458,34 @@ def test_eval_find_prints_recall_and_precision_per_source(capsys, boards):
 def test_eval_find_scales_prints_agreement_per_source(capsys):
     assert main(["eval", "--find", "--scales", "--source", "antingshen"]) == 0
     out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("| source"))
+    assert "same re-saved" in header
     assert any(line.startswith("| antingshen") for line in out.splitlines())
     total = [line for line in out.splitlines() if line.startswith("| **all** |")]
     assert len(total) == 1
-    assert 0.0 <= float(total[0].strip("|").split("|")[-1]) <= 1.0
+    sizes, again = (float(c) for c in total[0].strip("|").split("|")[-2:])
+    assert 0.0 <= sizes <= 1.0 and 0.0 <= again <= 1.0
+
+
+def test_a_finder_that_depends_on_exact_pixels_is_caught_when_the_photo_is_re_saved(
+    photo, data_dir
+):
+    from setvision.vision.learn.find_eval import resave_agreement, resaved
+
+    image = photo(data_dir / "boards/antingshen__Set-Solver/training_raw__IMG_0574.jpg").image
+    card = np.float32([[10, 10], [60, 10], [60, 90], [10, 90]])
+    exact = int(image.sum())
+
+    def by_exact_pixels(picture):  # a card only while not one pixel has changed
+        return [card] if int(picture.sum()) == exact else []
+
+    def by_size(picture):  # a card wherever the picture has this size
+        return [card] if picture.shape == image.shape else []
+
+    assert resaved(image).shape == image.shape
+    assert not np.array_equal(resaved(image), image)
+    assert not resave_agreement(image, by_exact_pixels)
+    assert resave_agreement(image, by_size)
 
 
 def test_points_inside_many_quads_at_once_agree_with_opencv_one_quad_at_a_time():

@@ -338,6 +338,9 @@ def run_finding(
 
 #: The long sides a photo is read at to check that the cards found do not depend on its size.
 SCALE_SIDES = (800, 1200, 1600)
+#: The JPEG quality a photo is saved again at, to check that its cards do not change (what a
+#: phone's share sheet or an editor's "save as" does to a photo).
+RESAVE_QUALITY = 85
 #: Two readings agree on a card when its outlines overlap by at least this (intersection/union).
 SAME_CARD_IOU = 0.5
 
@@ -368,13 +371,29 @@ def scale_agreement(
     return agree, [len(r) for r in readings]
 
 
-def _scale_job(args: tuple[FindTruth, Finder | None]) -> tuple[str, str, bool, list[int]]:
+def resaved(image: np.ndarray, quality: int = RESAVE_QUALITY) -> np.ndarray:
+    """``image`` saved as a JPEG of this ``quality`` and decoded again."""
+    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError("OpenCV could not encode the photo as JPEG")
+    return cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+
+
+def resave_agreement(image: np.ndarray, finder: Finder) -> bool:
+    """Whether the photo re-saved (``resaved``) gives the same cards as the photo itself."""
+    first = [np.asarray(q, np.float64) for q in finder(image)]
+    again = [np.asarray(q, np.float64) for q in finder(resaved(image))]
+    return same_cards(first, again)
+
+
+def _scale_job(args: tuple[FindTruth, Finder | None]) -> tuple[str, str, bool, list[int], bool]:
     from setvision.vision.image import load
 
     truth, finder = args
     photo = load(truth.path)
     agree, counts = scale_agreement(photo.image, finder or _default_finder)
-    return truth.file, truth.source, agree, counts
+    same_resaved = resave_agreement(photo.image, finder or _default_finder)
+    return truth.file, truth.source, agree, counts, same_resaved
 
 
 def run_scale_agreement(
@@ -382,7 +401,8 @@ def run_scale_agreement(
     finder: Finder | None = None,
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
-) -> list[tuple[str, str, bool, list[int]]]:
-    """(file, source, agreed, cards per size) for every photo."""
+) -> list[tuple[str, str, bool, list[int], bool]]:
+    """(file, source, agreed across sizes, cards per size, agreed when re-saved) for every
+    photo."""
     items = [(t, finder) for t in truths]
     return _map_photos(_scale_job, items, jobs, progress, lambda r: r[0])
