@@ -11,6 +11,7 @@ import numpy as np
 from setvision.solver import ATTRIBUTES
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline
+from setvision.vision.geometry import touches_border
 from setvision.vision.image import Photo, as_bgr
 from setvision.vision.layout import NO_SYMBOLS, UNSURE, CardReading, Ignored, Layout
 from setvision.vision.order import reading_order
@@ -19,7 +20,6 @@ from setvision.vision.read.cut_cards import (
     card_frame,
     count_by_margin,
     cut_side,
-    inside_photo,
     shown_lengthwise,
 )
 from setvision.vision.read.features import CardFeatures, complete_row, extract
@@ -133,7 +133,7 @@ def _whole(
     to_image = cv2.getPerspectiveTransform(corners, whole)
     points = np.vstack([c.reshape(-1, 2) for c in features.symbols]).astype(np.float32)
     on_image = cv2.perspectiveTransform(points.reshape(-1, 1, 2), to_image).reshape(-1, 2)
-    if not inside_photo(on_image, size, SYMBOL_MARGIN):
+    if touches_border(on_image, size, SYMBOL_MARGIN):
         return Ignored(outline.corners_xy, CUT_BY_BORDER)
     return features
 

@@ -24,7 +24,13 @@ from setvision.solver import Card
 from setvision.vision.contract import layout_record
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline
-from setvision.vision.geometry import contains_point, convex_iou, convex_overlap, side_lengths
+from setvision.vision.geometry import (
+    contains_point,
+    convex_iou,
+    convex_overlap,
+    side_lengths,
+    touches_border,
+)
 from setvision.vision.image import as_bgr
 from setvision.vision.layout import CONFIDENT, UNSURE, CardReading, Ignored
 from setvision.vision.live.motion import (
@@ -460,12 +466,7 @@ def _outline(corners: np.ndarray, shape: tuple[int, ...], margin: float = 2.0) -
     """A followed card as an outline, touching the border as detection would say."""
     height, width = shape[:2]
     corners = np.asarray(corners, np.float32).copy()
-    x, y = corners[:, 0], corners[:, 1]
-    touches = bool(
-        (x <= margin).any() or (y <= margin).any()
-        or (x >= width - 1 - margin).any() or (y >= height - 1 - margin).any()
-    )  # fmt: skip
-    return Outline(corners, touches)
+    return Outline(corners, touches_border(corners, (width, height), margin))
 
 
 def _inside(corners: np.ndarray, shape: tuple[int, ...]) -> float:

@@ -86,8 +86,3 @@ def count_by_margin(margin: float, symbol_width: float) -> int | None:
     distance = {n: abs(np.log(ratio / typical)) for n, typical in MARGIN_TO_SYMBOL.items()}
     count = min(distance, key=distance.__getitem__)
     return count if distance[count] <= np.log(MARGIN_SPREAD) else None
-
-
-def inside_photo(points: np.ndarray, size: tuple[int, int], margin: float = 1.0) -> bool:
-    """Whether every point (photo pixels) lies inside a photo of ``size``, ``margin`` in."""
-    return not _on_edges(np.asarray(points, np.float64), size, margin).any()
