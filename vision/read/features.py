@@ -21,7 +21,7 @@ _PROFILE_BINS = 9
 
 NUMBER_FEATURES = (
     "count_1", "count_2", "count_3", "count_many", "total_width", "largest_width",
-    "size_spread", "ink_columns",
+    "size_spread", "ink_columns", "narrow_margin", "wide_margin",
 )  # fmt: skip
 SHAPE_FEATURES = (
     "solidity", "extent", "aspect", "defect_depth", "vertices", "compactness",
@@ -386,6 +386,7 @@ def extract(card: np.ndarray) -> CardFeatures:
         size_spread=float(np.std(areas) / max(np.mean(areas), 1.0)),
         ink_columns=float(ink.max(axis=0).mean()),
     )  # fmt: skip
+    values.update(_margins(boxes, width, mx))
     values.update(_shape_values(contours))
 
     region = symbols if count else ink
@@ -413,6 +414,22 @@ def extract(card: np.ndarray) -> CardFeatures:
     )
     shift = np.array([mx, my], dtype=np.int32)
     return CardFeatures({k: float(v) for k, v in values.items()}, [c + shift for c in contours])
+
+
+def _margins(boxes: list[tuple[int, int, int, int]], width: int, left_out: int) -> dict[str, float]:
+    """The card's margins beside its row of symbols over one symbol's width, the narrower and
+    the wider: a card's own for its number of symbols (wide beside one, narrow beside three),
+    so a symbol missed at one end of the row shows as one margin too wide for the count.
+    ``boxes`` lie in the card without its ``left_out`` pixels at each side."""
+    if not boxes:
+        return {"narrow_margin": 0.0, "wide_margin": 0.0}
+    symbol = max(float(np.median([box[2] for box in boxes])), 1.0)
+    left = left_out + min(box[0] for box in boxes)
+    right = width - left_out - max(box[0] + box[2] for box in boxes)
+    return {
+        "narrow_margin": min(left, right) / symbol,
+        "wide_margin": max(left, right) / symbol,
+    }
 
 
 def _halo_colour(normalised: np.ndarray, region: np.ndarray) -> dict[str, float]:
