@@ -10,7 +10,9 @@ contour (solidity, extent, corners, the width and centre line along the symbol).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 import cv2
 import numpy as np
@@ -140,6 +142,23 @@ def _fragments_by_column(contours: list[np.ndarray], widest: float) -> list[list
     return [members for _, _, members in groups]
 
 
+def _cut_at_end(ink: np.ndarray, card_height: int) -> bool:
+    """A symbol-sized piece of ink is cut by the card's end (left or right, margins left
+    out): the outline may be misplaced along the card, and a symbol may lie beyond it."""
+    closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    pieces, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    columns = ink.shape[1]
+    for piece in pieces:
+        height = cv2.boundingRect(piece)[3]
+        if height < 0.3 * card_height:
+            continue
+        points = piece.reshape(-1, 2)
+        at_end = (points[:, 0] <= 0) | (points[:, 0] >= columns - 1)
+        if at_end.sum() > 1 and np.ptp(points[at_end, 1]) > 0.4 * height:
+            return True
+    return False
+
+
 def _along_edge(contour: np.ndarray, shape: tuple[int, int]) -> bool:
     """Lies along the card's edge: table or a neighbouring card seen past an inexact outline."""
     rows, columns = shape
@@ -152,8 +171,13 @@ def _along_edge(contour: np.ndarray, shape: tuple[int, int]) -> bool:
     return side_run > 0.4 * max(h, 1) or top_run > 0.4 * max(w, 1)
 
 
-def _symbol_contours(ink: np.ndarray, card_shape: tuple[int, int]) -> list[np.ndarray]:
-    """Outer contours of symbol-sized ink regions, left to right (sizes relative to the card).
+def _symbol_contours(
+    ink: np.ndarray,
+    card_shape: tuple[int, int],
+    faint: Callable[[], np.ndarray] | None = None,
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Outer contours of symbol-sized ink regions, left to right (sizes relative to the card),
+    and the same symbols' outlines for their shape (see ``_closed_outline``).
 
     Pieces of one outline are joined; an outline left open by blur is closed with a wider
     kernel, and failing that replaced by its convex hull, so its inside counts as the symbol's.
@@ -166,7 +190,7 @@ def _symbol_contours(ink: np.ndarray, card_shape: tuple[int, int]) -> list[np.nd
         for p in pieces
         if cv2.boundingRect(p)[3] >= 0.1 * height and not _along_edge(p, ink.shape)
     ]
-    found = []
+    found: list[tuple[np.ndarray, np.ndarray]] = []
     for members in _fragments_by_column(pieces, 0.45 * height):
         contour = members[0] if len(members) == 1 else np.concatenate(members)
         x, y, w, h = cv2.boundingRect(contour)
@@ -176,23 +200,46 @@ def _symbol_contours(ink: np.ndarray, card_shape: tuple[int, int]) -> list[np.nd
         if hull_area < 0.008 * height * width:
             continue
         if len(members) > 1 or cv2.contourArea(contour) < 0.6 * hull_area:
-            contour = _closed_outline(ink, contour, hull_area)
-        found.append(contour)
+            found.append(_closed_outline(ink, contour, hull_area, faint))
+        else:
+            found.append((contour, contour))
     if not found:
-        return []
-    areas = np.array([cv2.contourArea(c) for c in found])
-    found = [c for c, a in zip(found, areas) if a >= 0.35 * areas.max()]
-    return sorted(found, key=lambda c: cv2.boundingRect(c)[0])
+        return [], []
+    areas = np.array([cv2.contourArea(c) for c, _ in found])
+    kept = [pair for pair, area in zip(found, areas) if area >= 0.35 * areas.max()]
+    kept.sort(key=lambda pair: cv2.boundingRect(pair[0])[0])
+    return [c for c, _ in kept], [o for _, o in kept]
 
 
-def _closed_outline(ink: np.ndarray, contour: np.ndarray, hull_area: float) -> np.ndarray:
-    """The filled outline of one blurred symbol: wider closings, else its convex hull."""
+def _closed_outline(
+    ink: np.ndarray,
+    contour: np.ndarray,
+    hull_area: float,
+    faint: Callable[[], np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The filled outline of one blurred symbol (wider closings, else its convex hull), and
+    the same for its shape: where only the hull closes it, its ``faint`` ink joined first (an
+    end washed out by glare, closed across by the hull, would cut the symbol short)."""
     x, y, w, h = cv2.boundingRect(contour)
     pad = 8
+    origin = np.array([x - pad, y - pad])
     patch = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
     patch |= cv2.copyMakeBorder(
         ink[y : y + h, x : x + w], pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0
     )
+    closed = _closed(patch, hull_area)
+    if closed is not None:
+        return closed + origin, closed + origin
+    hull = cv2.convexHull(contour)
+    if faint is None:
+        return hull, hull
+    joined = _closed(_with_faint_ends(patch, faint(), (x - pad, y - pad)), hull_area)
+    return hull, (hull if joined is None else joined + origin)
+
+
+def _closed(patch: np.ndarray, hull_area: float) -> np.ndarray | None:
+    """The largest outline of ``patch`` closed by a wider kernel that fills at least 3/4 of
+    the symbol's hull, or None."""
     for size in (5, 9):
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
         filled = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, kernel)
@@ -200,8 +247,25 @@ def _closed_outline(ink: np.ndarray, contour: np.ndarray, hull_area: float) -> n
         if outer:
             best = max(outer, key=cv2.contourArea)
             if cv2.contourArea(best) >= 0.75 * hull_area:
-                return best + np.array([x - pad, y - pad])
-    return cv2.convexHull(contour)
+                return best
+    return None
+
+
+def _with_faint_ends(patch: np.ndarray, faint: np.ndarray, origin: tuple[int, int]) -> np.ndarray:
+    """``patch`` (ink around one symbol, its top-left at ``origin`` in the card) with the faint
+    ink joined to it: an outline's end washed out by glare or blur still belongs to it."""
+    x0, y0 = origin
+    rows, columns = patch.shape
+    box = np.zeros_like(patch)
+    top, left = max(y0, 0), max(x0, 0)
+    bottom, right = min(y0 + rows, faint.shape[0]), min(x0 + columns, faint.shape[1])
+    box[top - y0 : bottom - y0, left - x0 : right - x0] = faint[top:bottom, left:right]
+    count, labels = cv2.connectedComponents(box | patch, connectivity=8)
+    joined = np.unique(labels[patch > 0])
+    keep = np.zeros(count, np.uint8)
+    keep[joined] = 1
+    keep[0] = 0
+    return keep[labels]
 
 
 def complete_row(contours: list[np.ndarray], width: int) -> bool:
@@ -324,6 +388,8 @@ class _Ink:
     strength: np.ndarray
     ink: np.ndarray
     contours: list[np.ndarray]
+    #: the same symbols, an outline's faint end joined where it was left open (their shape)
+    outlines: list[np.ndarray]
 
 
 def _read_ink(card: np.ndarray, paper: np.ndarray) -> _Ink:
@@ -341,16 +407,17 @@ def _read_ink(card: np.ndarray, paper: np.ndarray) -> _Ink:
     threshold = float(np.clip(0.45 * peak, max(0.06, 5 * noise + 0.02), 0.35))
     floor = max(0.05, 3 * noise + 0.02)
     ink = (strength > threshold).astype(np.uint8)
-    contours = _symbol_contours(ink, (height, width))
+    faint = cache(lambda: _hysteresis(strength, threshold, max(floor, 0.45 * threshold)))
+    contours, outlines = _symbol_contours(ink, (height, width), faint)
     # Blur and glare leave outlines broken or faint: when the row of symbols looks incomplete,
     # read again more leniently and keep that reading if it finds more symbols that look alike.
     for high, low in ((threshold, max(floor, 0.45 * threshold)), (0.55 * threshold, floor)):
         if complete_row(contours, w):
             break
-        lenient = _symbol_contours(_hysteresis(strength, high, low), (height, width))
+        lenient, _ = _symbol_contours(_hysteresis(strength, high, low), (height, width))
         if len(contours) < len(lenient) <= 3 and _alike(lenient, lenient):
-            contours = lenient
-    return _Ink(normalised, (b, g, r), strength, ink, contours)
+            contours = outlines = lenient
+    return _Ink(normalised, (b, g, r), strength, ink, contours, outlines)
 
 
 def extract(card: np.ndarray) -> CardFeatures:
@@ -387,7 +454,8 @@ def extract(card: np.ndarray) -> CardFeatures:
         ink_columns=float(ink.max(axis=0).mean()),
     )  # fmt: skip
     values.update(_margins(boxes, width, mx))
-    values.update(_shape_values(contours))
+    values["cut_at_end"] = float(_cut_at_end(ink, height))  # not a model feature: a doubt
+    values.update(_shape_values(read.outlines))
 
     region = symbols if count else ink
     outline_strength = _quantile(strength[region > 0], 0.95) if region.any() else 0.0
