@@ -209,6 +209,17 @@ def _reader(args: argparse.Namespace, profile: ProfileChoice, models=None) -> Ca
     return make_reader(profile, model, auto, models)
 
 
+def _set_line(found: list[int], uncertain: set[int]) -> str:
+    """One set as text, naming the cards in it that were not read surely: the set stands
+    only if they were read right."""
+    line = "  set: " + " ".join(str(i) for i in found)
+    unsure = [str(i) for i in found if i in uncertain]
+    if unsure:
+        cards = "card " + unsure[0] if len(unsure) == 1 else "cards " + ", ".join(unsure)
+        line += f"  (if {cards} {'is' if len(unsure) == 1 else 'are'} read right)"
+    return line
+
+
 def _print_layout(record: dict, annotated: Output | None, reveal: str = "all") -> None:
     """The reading as text; ``reveal`` hides the sets as the annotated image does."""
     cards, sets = record["cards"], record["sets"]
@@ -222,7 +233,7 @@ def _print_layout(record: dict, annotated: Output | None, reveal: str = "all") -
         print(f"  {card['id']:>2}  {card['text']:<26} {card['confidence']:>5.0%}{mark}")
     shown = sets[:12] if reveal == "all" else sets[:1] if reveal == "one" else []
     for found in shown:
-        print("  set: " + " ".join(str(i) for i in found))
+        print(_set_line(found, uncertain))
     if len(sets) > len(shown) and reveal in ("all", "one"):
         print(f"  ... and {len(sets) - len(shown)} more sets (--json lists them all)")
     reasons = Counter(ignored["reason"] for ignored in record["ignored"])

@@ -83,3 +83,11 @@ def test_odds_reports_an_interval_and_the_deck_count(capsys):
 def test_unknown_command_is_a_usage_error(capsys):
     assert main(["frobnicate"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_a_set_resting_on_an_unsure_card_says_so():
+    from setvision.cli import _set_line
+
+    assert _set_line([1, 5, 7], {6}) == "  set: 1 5 7"
+    assert _set_line([6, 13, 15], {6}) == "  set: 6 13 15  (if card 6 is read right)"
+    assert _set_line([2, 6, 9], {6, 9}) == "  set: 2 6 9  (if cards 6, 9 are read right)"
