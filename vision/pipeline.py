@@ -33,7 +33,8 @@ CUT_BY_BORDER = "cut by the image border"
 SYMBOL_MARGIN = 2.0
 
 #: Share of a number's probability given to one symbol more when a symbol is cut by the card's
-#: end: the outline may stop short of the card, so a symbol may lie beyond it.
+#: end: the outline may stop short of the card, so a symbol may lie beyond it (about half of
+#: such views of labelled cards have one more; the number model has weighed the margins).
 BEYOND_OUTLINE = 0.3
 
 
