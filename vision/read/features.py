@@ -142,19 +142,30 @@ def _fragments_by_column(contours: list[np.ndarray], widest: float) -> list[list
     return [members for _, _, members in groups]
 
 
-def _cut_at_end(ink: np.ndarray, card_height: int) -> bool:
-    """A symbol-sized piece of ink is cut by the card's end (left or right, margins left
-    out): the outline may be misplaced along the card, and a symbol may lie beyond it."""
+def _outer_pieces(ink: np.ndarray) -> list[np.ndarray]:
+    """The outer contours of the ink, gaps of a pixel closed."""
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     pieces, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    columns = ink.shape[1]
+    return list(pieces)
+
+
+def _run_at_ends(points: np.ndarray, length: int) -> float:
+    """How far ``points`` ((N, 2)) lying on the first or last column of ``length`` columns run
+    along it (0 when fewer than two lie there)."""
+    at_end = (points[:, 0] <= 0) | (points[:, 0] >= length - 1)
+    return float(np.ptp(points[at_end, 1])) if at_end.sum() > 1 else 0.0
+
+
+def _cut_at_end(pieces: list[np.ndarray], columns: int, card_height: int) -> bool:
+    """A symbol-sized one of the ink's ``pieces`` is cut by the card's end (left or right,
+    margins left out): the outline may be misplaced along the card, and a symbol may lie
+    beyond it."""
     for piece in pieces:
         height = cv2.boundingRect(piece)[3]
-        if height < 0.3 * card_height:
-            continue
-        points = piece.reshape(-1, 2)
-        at_end = (points[:, 0] <= 0) | (points[:, 0] >= columns - 1)
-        if at_end.sum() > 1 and np.ptp(points[at_end, 1]) > 0.4 * height:
+        if (
+            height >= 0.3 * card_height
+            and _run_at_ends(piece.reshape(-1, 2), columns) > 0.4 * height
+        ):
             return True
     return False
 
@@ -163,11 +174,9 @@ def _along_edge(contour: np.ndarray, shape: tuple[int, int]) -> bool:
     """Lies along the card's edge: table or a neighbouring card seen past an inexact outline."""
     rows, columns = shape
     points = contour.reshape(-1, 2)
-    x, y, w, h = cv2.boundingRect(contour)
-    on_side = (points[:, 0] <= 0) | (points[:, 0] >= columns - 1)
-    on_top = (points[:, 1] <= 0) | (points[:, 1] >= rows - 1)
-    side_run = np.ptp(points[on_side, 1]) if on_side.sum() > 1 else 0
-    top_run = np.ptp(points[on_top, 0]) if on_top.sum() > 1 else 0
+    _, _, w, h = cv2.boundingRect(contour)
+    side_run = _run_at_ends(points, columns)
+    top_run = _run_at_ends(points[:, ::-1], rows)
     return side_run > 0.4 * max(h, 1) or top_run > 0.4 * max(w, 1)
 
 
@@ -175,19 +184,19 @@ def _symbol_contours(
     ink: np.ndarray,
     card_shape: tuple[int, int],
     faint: Callable[[], np.ndarray] | None = None,
+    pieces: list[np.ndarray] | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Outer contours of symbol-sized ink regions, left to right (sizes relative to the card),
     and the same symbols' outlines for their shape (see ``_closed_outline``).
 
     Pieces of one outline are joined; an outline left open by blur is closed with a wider
     kernel, and failing that replaced by its convex hull, so its inside counts as the symbol's.
+    ``pieces``: the ink's ``_outer_pieces`` when the caller has them.
     """
     height, width = card_shape
-    closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    pieces, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     pieces = [
         p
-        for p in pieces
+        for p in (_outer_pieces(ink) if pieces is None else pieces)
         if cv2.boundingRect(p)[3] >= 0.1 * height and not _along_edge(p, ink.shape)
     ]
     found: list[tuple[np.ndarray, np.ndarray]] = []
@@ -390,6 +399,8 @@ class _Ink:
     contours: list[np.ndarray]
     #: the same symbols, an outline's faint end joined where it was left open (their shape)
     outlines: list[np.ndarray]
+    #: a symbol-sized piece of ``ink`` is cut by the card's end (``_cut_at_end``)
+    cut_at_end: bool
 
 
 def _read_ink(card: np.ndarray, paper: np.ndarray) -> _Ink:
@@ -408,7 +419,8 @@ def _read_ink(card: np.ndarray, paper: np.ndarray) -> _Ink:
     floor = max(0.05, 3 * noise + 0.02)
     ink = (strength > threshold).astype(np.uint8)
     faint = cache(lambda: _hysteresis(strength, threshold, max(floor, 0.45 * threshold)))
-    contours, outlines = _symbol_contours(ink, (height, width), faint)
+    pieces = _outer_pieces(ink)
+    contours, outlines = _symbol_contours(ink, (height, width), faint, pieces)
     # Blur and glare leave outlines broken or faint: when the row of symbols looks incomplete,
     # read again more leniently and keep that reading if it finds more symbols that look alike.
     for high, low in ((threshold, max(floor, 0.45 * threshold)), (0.55 * threshold, floor)):
@@ -417,7 +429,8 @@ def _read_ink(card: np.ndarray, paper: np.ndarray) -> _Ink:
         lenient, _ = _symbol_contours(_hysteresis(strength, high, low), (height, width))
         if len(contours) < len(lenient) <= 3 and _alike(lenient, lenient):
             contours = outlines = lenient
-    return _Ink(normalised, (b, g, r), strength, ink, contours, outlines)
+    cut = _cut_at_end(pieces, ink.shape[1], height)
+    return _Ink(normalised, (b, g, r), strength, ink, contours, outlines, cut)
 
 
 def extract(card: np.ndarray) -> CardFeatures:
@@ -454,7 +467,7 @@ def extract(card: np.ndarray) -> CardFeatures:
         ink_columns=float(ink.max(axis=0).mean()),
     )  # fmt: skip
     values.update(_margins(boxes, width, mx))
-    values["cut_at_end"] = float(_cut_at_end(ink, height))  # not a model feature: a doubt
+    values["cut_at_end"] = float(read.cut_at_end)  # not a model feature: a doubt
     values.update(_shape_values(read.outlines))
 
     region = symbols if count else ink
