@@ -61,6 +61,49 @@ def reader():
     return reader_for()
 
 
+#: Whole-table photos of six sources (decks, cameras, tables) whose cards are placed by label.
+PLACED_BOARDS = (
+    "boards/antingshen__Set-Solver/training_raw__IMG_0574.jpg",
+    "boards/nakkstar123__set-solver/grid__IMG_5809.jpg",
+    "boards/piratefsh__set-solver/images__set-12-random-multi.jpg",
+    "boards/robertdeleon98__SET_Solver/Test_Images__test1.jpg",
+    "boards/tomwhite__set-game/data__webcam__20170604_134005.jpg",
+    "boards/dbieber__setfinder/data__input_images__12.jpg",
+)
+
+
+@pytest.fixture(scope="session")
+def placed_cards(photo, data_dir, boards):
+    """placed_cards(files=PLACED_BOARDS) -> (image, outline, labelled card) for every outline
+    the finder gives on these labelled boards that is not cut by the border and holds exactly
+    one labelled card's centre; each board is searched once per session."""
+    import cv2
+    import numpy as np
+    from setvision.vision.find.finder import find_cards
+
+    found: dict[str, list] = {}
+
+    def on_board(file: str) -> list:
+        image = photo(data_dir / file).image
+        placed = []
+        for outline in find_cards(image).outlines:
+            quad = np.float32(outline.corners_xy)
+            inside = [
+                c for c in boards[file].cards if cv2.pointPolygonTest(quad, c.centre, False) >= 0
+            ]
+            if not outline.touches_border and len(inside) == 1:
+                placed.append((image, outline, inside[0]))
+        return placed
+
+    def get(files: tuple[str, ...] = PLACED_BOARDS) -> list:
+        for file in files:
+            if file not in found:
+                found[file] = on_board(file)
+        return [card for file in files for card in found[file]]
+
+    return get
+
+
 @pytest.fixture(scope="session")
 def sample_labels() -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in SAMPLES.glob("*.json")}

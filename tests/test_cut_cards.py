@@ -170,28 +170,21 @@ MARGIN_BOARDS = (
 )
 
 
-def test_the_margin_rule_holds_on_whole_cards_of_other_decks(photo, data_dir, boards):
+def test_the_margin_rule_holds_on_whole_cards_of_other_decks(placed_cards):
     """The margins were measured on every source's whole cards; on these the rule must give
     each labelled card its number."""
     told, by_number = [], {1: [], 2: [], 3: []}
-    for file in MARGIN_BOARDS:
-        image = photo(data_dir / file).image
-        labelled = boards[file].cards
-        for outline in find_cards(image).outlines:
-            if outline.touches_border or outline.occluded:
-                continue
-            quad = np.float32(outline.corners_xy)
-            inside = [c for c in labelled if cv2.pointPolygonTest(quad, c.centre, False) >= 0]
-            if len(inside) != 1:
-                continue
-            card, features, _ = _laid_out(image, outline.corners_xy, outline.long_side)
-            boxes = [cv2.boundingRect(c) for c in features.symbols]
-            if len(boxes) != inside[0].card.number:
-                continue
-            start = min(box[0] for box in boxes) / card.shape[1]
-            width = float(np.median([box[2] for box in boxes])) / card.shape[1]
-            told.append(count_by_margin(start, width) == len(boxes))
-            by_number[len(boxes)].append(start / width)
+    for image, outline, labelled in placed_cards(MARGIN_BOARDS):
+        if outline.occluded:
+            continue
+        card, features, _ = _laid_out(image, outline.corners_xy, outline.long_side)
+        boxes = [cv2.boundingRect(c) for c in features.symbols]
+        if len(boxes) != labelled.card.number:
+            continue
+        start = min(box[0] for box in boxes) / card.shape[1]
+        width = float(np.median([box[2] for box in boxes])) / card.shape[1]
+        told.append(count_by_margin(start, width) == len(boxes))
+        by_number[len(boxes)].append(start / width)
     assert len(told) >= 60
     assert np.mean(told) >= 0.97
     for number, ratios in by_number.items():

@@ -9,19 +9,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from setvision.vision.find.finder import find_cards
 from setvision.vision.pipeline import _laid_out
 from setvision.vision.read.classify import load_models
 from setvision.vision.read.features import _margins, extract
-
-BOARDS = (
-    "boards/antingshen__Set-Solver/training_raw__IMG_0574.jpg",
-    "boards/nakkstar123__set-solver/grid__IMG_5809.jpg",
-    "boards/piratefsh__set-solver/images__set-12-random-multi.jpg",
-    "boards/robertdeleon98__SET_Solver/Test_Images__test1.jpg",
-    "boards/tomwhite__set-game/data__webcam__20170604_134005.jpg",
-    "boards/dbieber__setfinder/data__input_images__12.jpg",
-)
 
 
 def test_margins_are_the_narrower_and_wider_side_over_a_symbols_width():
@@ -31,15 +21,11 @@ def test_margins_are_the_narrower_and_wider_side_over_a_symbols_width():
     assert _margins([], 150, 9) == {"narrow_margin": 0.0, "wide_margin": 0.0}
 
 
-def _whole_cards_of(image: np.ndarray, labelled, number: int):
-    """The rectified whole cards of ``image`` labelled with ``number`` symbols and read with
-    as many."""
-    for outline in find_cards(image).outlines:
-        if outline.touches_border or outline.occluded:
-            continue
-        quad = np.float32(outline.corners_xy)
-        inside = [c for c in labelled if cv2.pointPolygonTest(quad, c.centre, False) >= 0]
-        if len(inside) != 1 or inside[0].card.number != number:
+def _whole_cards_of(placed: list, number: int):
+    """The rectified whole cards ``placed`` labelled with ``number`` symbols and read with as
+    many."""
+    for image, outline, labelled in placed:
+        if outline.occluded or labelled.card.number != number:
             continue
         card, features, _ = _laid_out(image, outline.corners_xy, outline.long_side)
         if len(features.symbols) == number:
@@ -55,32 +41,28 @@ def _without_last_symbol(card: np.ndarray, features) -> np.ndarray:
     return erased
 
 
-def test_a_three_symbol_card_missing_its_end_symbol_still_reads_three(photo, data_dir, boards):
+def test_a_three_symbol_card_missing_its_end_symbol_still_reads_three(placed_cards):
     """Measured on these boards: 22 of 25 such cards read three (the model before the
     margins read every one of them two)."""
     models = load_models()
     read_as = []
-    for file in BOARDS:
-        image = photo(data_dir / file).image
-        for card, features in _whole_cards_of(image, boards[file].cards, 3):
-            erased = extract(_without_last_symbol(card, features))
-            if len(erased.symbols) != 2:
-                continue
-            read_as.append(int(np.argmax(models.predict([erased])["number"][0])) + 1)
+    for card, features in _whole_cards_of(placed_cards(), 3):
+        erased = extract(_without_last_symbol(card, features))
+        if len(erased.symbols) != 2:
+            continue
+        read_as.append(int(np.argmax(models.predict([erased])["number"][0])) + 1)
     assert len(read_as) >= 20
     assert read_as.count(3) / len(read_as) >= 0.75, read_as
 
 
 @pytest.mark.parametrize("number", [1, 2, 3])
-def test_whole_cards_have_the_margins_of_their_number(number, photo, data_dir, boards):
+def test_whole_cards_have_the_margins_of_their_number(number, placed_cards):
     """The narrower margin over a symbol's width is the card's own: wide beside one symbol,
     narrow beside three; whole cards have both margins alike."""
     narrow, wide = [], []
-    for file in BOARDS:
-        image = photo(data_dir / file).image
-        for _, features in _whole_cards_of(image, boards[file].cards, number):
-            narrow.append(features.values["narrow_margin"])
-            wide.append(features.values["wide_margin"])
+    for _, features in _whole_cards_of(placed_cards(), number):
+        narrow.append(features.values["narrow_margin"])
+        wide.append(features.values["wide_margin"])
     expected = {1: (1.5, 2.3), 2: (0.9, 1.6), 3: (0.35, 0.95)}[number]
     assert len(narrow) >= 10
     assert expected[0] <= np.median(narrow) <= expected[1]
