@@ -3,15 +3,16 @@
 An outline misplaced along the card (a neighbour's edge taken for the card's, a card under
 another) cuts a symbol at the card's end and may leave one beyond it. The reader sees a symbol
 cut by the end (``features._cut_at_end``) and gives one symbol more a share of the number's
-probability (``pipeline.doubt_symbols_beyond``): the reading stays, its confidence does not.
+probability (``outline_doubts.doubt_symbols_beyond``): the reading stays, its confidence does not.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from setvision.vision.find.outlines import Outline
-from setvision.vision.pipeline import BEYOND_OUTLINE, MeasuredCard, doubt_symbols_beyond
+from setvision.vision.pipeline import MeasuredCard
 from setvision.vision.read.features import CardFeatures
+from setvision.vision.read.outline_doubts import BEYOND_OUTLINE, doubt_symbols_beyond
 
 #: How far each outline is moved along its card, in card lengths (either way).
 SHIFTS = (0.15, 0.22, -0.22)

@@ -23,6 +23,7 @@ from setvision.vision.read.cut_cards import (
     shown_lengthwise,
 )
 from setvision.vision.read.features import CardFeatures, complete_row, extract
+from setvision.vision.read.outline_doubts import doubt_symbols_beyond
 from setvision.vision.read.rectify import rectify
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
@@ -31,28 +32,6 @@ from setvision.vision.read.vetting import set_aside
 CUT_BY_BORDER = "cut by the image border"
 #: A symbol of a cut card must lie this many image pixels inside the image (else it may be cut).
 SYMBOL_MARGIN = 2.0
-
-#: Share of a number's probability given to one symbol more when a symbol is cut by the card's
-#: end: the outline may stop short of the card, so a symbol may lie beyond it (about half of
-#: such views of labelled cards have one more; the number model has weighed the margins).
-BEYOND_OUTLINE = 0.3
-
-
-def doubt_symbols_beyond(
-    features: list[CardFeatures], probabilities: dict[str, np.ndarray]
-) -> dict[str, np.ndarray]:
-    """Probabilities where each card with a symbol cut by its end (``cut_at_end``) is unsure
-    of its number: one symbol more becomes likely."""
-    if not features:
-        return probabilities
-    number = np.array(probabilities["number"], dtype=np.float64)
-    for i, card in enumerate(features):
-        count = len(card.symbols)
-        if card.values.get("cut_at_end") and 1 <= count < 3:
-            number[i] = (1 - BEYOND_OUTLINE) * number[i]
-            number[i, count] += BEYOND_OUTLINE  # the value for count + 1 symbols
-    return {**probabilities, "number": number}
-
 
 #: Adjusts a layout's probabilities (e.g. per-photo colour calibration); must not reorder cards.
 Adjuster = Callable[[list[CardFeatures], dict[str, np.ndarray]], dict[str, np.ndarray]]

@@ -1,0 +1,31 @@
+"""A card's number in doubt where its outline may stop short of the card.
+
+A symbol-sized piece of ink cut by the card's end means the outline may end inside the card,
+with a symbol lying beyond it: the number read stays, but is no longer read surely.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from setvision.vision.read.features import CardFeatures
+
+#: Share of a number's probability given to one symbol more when a symbol is cut by the card's
+#: end: the outline may stop short of the card, so a symbol may lie beyond it (about half of
+#: such views of labelled cards have one more; the number model has weighed the margins).
+BEYOND_OUTLINE = 0.3
+
+
+def doubt_symbols_beyond(
+    features: list[CardFeatures], probabilities: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """Probabilities where each card with a symbol cut by its end (``cut_at_end``) is unsure
+    of its number: one symbol more becomes likely."""
+    if not features:
+        return probabilities
+    number = np.array(probabilities["number"], dtype=np.float64)
+    for i, card in enumerate(features):
+        count = len(card.symbols)
+        if card.values.get("cut_at_end") and 1 <= count < 3:
+            number[i] = (1 - BEYOND_OUTLINE) * number[i]
+            number[i, count] += BEYOND_OUTLINE  # the value for count + 1 symbols
+    return {**probabilities, "number": number}
