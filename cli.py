@@ -730,7 +730,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from setvision.app.benchmarking import bench_photos
+    from setvision.app.benchmarking import bench_photos, this_machine
     from setvision.vision.learn.bench import format_summary, parse_frame_size, summarise
 
     for option, value in (
@@ -761,6 +761,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         f"{len(paths)} photo(s) letterboxed into {frame}, median of {repeat} run(s) per photo, "
         f"{args.threads} thread(s), profile: {profile}; ms"
     )
+    print(this_machine(args.threads).line())
     if args.per_photo:
         print(f"{'photo':<48} {'size':>10} {'cards':>5} " + " ".join(f"{s:>8}" for s in stages))
     progress = Progress(0 if args.per_photo else len(paths))

@@ -10,12 +10,90 @@ of each photo's timings as they come.
 from __future__ import annotations
 
 import os
+import platform
+import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 import cv2
+import numpy as np
 from setvision.vision.image import load
 from setvision.vision.learn.bench import Timing, letterbox, time_reading
 from setvision.vision.pipeline import CardReader
+
+#: The fixed work timed on every machine: this many steps of a Python loop, and a 1280x720
+#: frame shrunk to the finder's 800-pixel work copy (OpenCV, ``INTER_AREA``).
+PYTHON_STEPS = 1_000_000
+REFERENCE_RUNS = 5
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What a speed figure was measured on, and how fast this machine runs fixed work (ms,
+    median of ``REFERENCE_RUNS``): figures from two machines compare only through these."""
+
+    processor: str
+    cores: int
+    versions: str  # Python, numpy, OpenCV and the SIMD code OpenCV dispatches
+    python_ms: float
+    opencv_ms: float
+
+    def line(self) -> str:
+        return (
+            f"machine: {self.processor}, {self.cores} core(s); {self.versions}; reference: "
+            f"{PYTHON_STEPS:,} Python steps {self.python_ms:.0f} ms, "
+            f"1280x720 to 800x450 {self.opencv_ms:.1f} ms"
+        )
+
+
+def processor_name(cpuinfo: str) -> str | None:
+    """The processor's model name in the text of Linux's ``/proc/cpuinfo`` (None if absent)."""
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("model name", "Model", "Hardware") and value.strip():
+            return value.strip()
+    return None
+
+
+def _median_ms(work: Callable[[], object]) -> float:
+    runs = []
+    for _ in range(REFERENCE_RUNS):
+        start = time.perf_counter()
+        work()
+        runs.append((time.perf_counter() - start) * 1000)
+    return float(np.median(runs))
+
+
+def _python_steps() -> int:
+    total = 0
+    for step in range(PYTHON_STEPS):
+        total += step
+    return total
+
+
+def this_machine(threads: int = 1) -> Machine:
+    """The processor, versions and reference timings of the machine running (on ``threads``
+    OpenCV threads, as the photos are timed)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as file:
+            name = processor_name(file.read())
+    except OSError:
+        name = None
+    dispatched = [f.lstrip("*") for f in cv2.getCPUFeaturesLine().split() if f.startswith("*")]
+    versions = (
+        f"Python {platform.python_version()}, numpy {np.__version__}, OpenCV {cv2.__version__}"
+        + (f" ({' '.join(dispatched)})" if dispatched else "")
+    )
+    frame = np.random.default_rng(0).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    cv2.setNumThreads(threads)
+    opencv_ms = _median_ms(lambda: cv2.resize(frame, (800, 450), interpolation=cv2.INTER_AREA))
+    return Machine(
+        name or platform.processor() or platform.machine() or "unknown processor",
+        os.cpu_count() or 1,
+        versions,
+        _median_ms(_python_steps),
+        opencv_ms,
+    )
 
 
 def bench_photos(

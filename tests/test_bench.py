@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from setvision.app.benchmarking import processor_name
 from setvision.cli import main
 from setvision.solver import SetvisionError
 from setvision.vision.learn.bench import (
@@ -64,6 +67,10 @@ def test_bench_prints_a_summary_table_over_photos(capsys, data_dir):
     assert main(["bench", *map(str, photos), "--repeat", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("2 photo(s) letterboxed into 1280x720, median of 1 run(s)")
+    # the machine the figures were measured on, and its speed at fixed work
+    assert lines[1].startswith("machine: ") and " core(s); Python " in lines[1]
+    reference = re.search(r"Python steps (\d+) ms, 1280x720 to 800x450 ([\d.]+) ms$", lines[1])
+    assert reference and float(reference.group(1)) > 0 and float(reference.group(2)) > 0
     header = lines.index(next(line for line in lines if line.startswith("stage")))
     assert lines[header].split() == ["stage", "median", "p95", "max", "slowest", "photo"]
     rows = [line.split() for line in lines[header + 1 : header + 1 + len(STAGES)]]
@@ -91,3 +98,11 @@ def test_bench_bad_arguments_exit_2_with_one_line(capsys, arguments):
     out, err = capsys.readouterr()
     assert out == ""
     assert len(err.splitlines()) == 1 and err.startswith("setvision: error: ")
+
+
+def test_the_processor_is_named_from_linux_cpuinfo():
+    intel = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Processor\n"
+    arm = "processor\t: 0\nBogoMIPS\t: 48.00\n\nModel\t: Raspberry Pi 4 Model B Rev 1.4\n"
+    assert processor_name(intel) == "Intel(R) Xeon(R) Processor"
+    assert processor_name(arm) == "Raspberry Pi 4 Model B Rev 1.4"
+    assert processor_name("processor\t: 0\nflags\t: fpu vme\n") is None
