@@ -528,7 +528,7 @@ def _game_end(args: argparse.Namespace, game, t: float) -> None:
 def _bench_live(args: argparse.Namespace) -> int:
     from functools import partial
 
-    from setvision.app.benchmarking import bench_videos
+    from setvision.app.benchmarking import bench_videos, this_machine
     from setvision.app.readers import make_reader
     from setvision.vision.learn.bench import parse_frame_size
     from setvision.vision.live.source import VIDEO_SUFFIXES
@@ -542,6 +542,7 @@ def _bench_live(args: argparse.Namespace) -> int:
         + (f"; frames fitted into {size[0]}x{size[1]}" if size else "")
         + f"; profile: {profile}"
     )
+    print(this_machine(args.threads).line())
     for path, b in bench_videos(paths, reader, args.max_frames, size, args.threads):
         print(
             f"{os.path.basename(path)}: {b.size[0]}x{b.size[1]}, {b.frames} frames "

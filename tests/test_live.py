@@ -585,6 +585,7 @@ def test_bench_live_reports_speed_latency_and_flicker(capsys):
     out = capsys.readouterr().out
     assert "20 frames" in out and "analysed frames/s on one core" in out
     assert "median" in out and "95th percentile" in out and "set-list changes" in out
+    assert out.splitlines()[1].startswith("machine: ")  # what the speed was measured on
 
 
 # ---------------------------------------------------------------- the window, under Xvfb
