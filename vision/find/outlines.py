@@ -59,8 +59,9 @@ MIN_WIDTH, MAX_LONG_SIDE = 40, 1400
 #: The most the white point moves from neutral (Lab a, b units): a lamp's tint, not a table's.
 WHITE_SHIFT = 20
 #: A card's side around symbols that show no likely card at the usual step (4 lightness units
-#: per pixel) is looked for again at this fainter one: white cards on a white table.
-FAINT_EDGE = 3.0
+#: per pixel) is looked for again at this fainter one: white cards on a white table or sheet,
+#: whose sides step by 1 to 3 units (the learned model judges what it adds).
+FAINT_EDGE = 1.0
 
 
 @dataclass(frozen=True)
