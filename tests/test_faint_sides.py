@@ -5,12 +5,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 from setvision.vision.find.outlines import find_outlines
+from setvision.vision.geometry import contains_point
 
 PILE = "boards/Webrewthebestbeer1__set-solver/images__DSC00618.jpg"
-
-
-def _holds(corners: np.ndarray, point: tuple[float, float]) -> bool:
-    return cv2.pointPolygonTest(corners.astype(np.float32), point, False) > 0
 
 
 def test_white_cards_on_a_white_sketchbook_are_framed_from_their_symbols(data_dir, photo, boards):
@@ -22,7 +19,7 @@ def test_white_cards_on_a_white_sketchbook_are_framed_from_their_symbols(data_di
     typical = float(np.median(areas))
 
     held = [
-        any(_holds(o.corners_xy, card.centre) and 0.6 < a / typical < 1.6
+        any(contains_point(o.corners_xy, card.centre) and 0.6 < a / typical < 1.6
             for o, a in zip(outlines, areas))
         for card in boards[PILE].cards
     ]  # fmt: skip
