@@ -29,6 +29,14 @@ MAX_AREA_SHARE = 0.5
 MIN_SOLIDITY = 0.75
 #: The most a lamp's tint scales one colour channel against the others.
 MAX_TINT = 1.6
+#: The photo's white is its brightest pixels above this share of them (grey-level quantile).
+WHITE_QUANTILE = 0.9
+#: That white is trusted fully when its channels spread at most the first (levels of 255),
+#: not at all from the second: a bright patch of several colours is no white paper.
+WHITE_SPREAD = (10.0, 20.0)
+#: The paper score: lightness less chroma, each weighted by the first, plus the second (levels
+#: of 255), so white paper scores high and any coloured or dark table low.
+SCORE_WEIGHT, SCORE_OFFSET = 0.8, 50
 #: Quads longer than this many times their width, filling less than this share of their region,
 #: or with a corner further than this from square (degrees) are no card at any angle of view.
 MAX_ASPECT, MIN_FILL, MAX_ANGLE_ERROR = 3.0, 0.7, 45.0
@@ -37,6 +45,11 @@ MAX_ASPECT, MIN_FILL, MAX_ANGLE_ERROR = 3.0, 0.7, 45.0
 LEVEL_STEPS = (0, 30)
 #: Canny's (low, high) gradient levels for the regions left between edges: strong and faint.
 EDGE_LEVELS = ((30, 90), (10, 30))
+#: The regions between edges are taken only where the paper score is above Otsu's level less
+#: this (score units): paper in shade is kept, a dark table left out.
+PALE_DROP = 40
+#: A region's hull is simplified to corners within this share of its perimeter.
+CORNER_TOLERANCE = 0.03
 #: Side of the window of the local mean, as a share of the work image's long side.
 LOCAL_WINDOW = 0.08
 #: How far above its local mean the paper score must rise (score units).
@@ -121,11 +134,12 @@ def _white_gains(image: np.ndarray, grey: np.ndarray) -> np.ndarray:
     paper) averaged, trusted only as far as that tenth is one even colour and within what a
     lamp does to white."""
     hist = cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel().cumsum()
-    level = int(np.searchsorted(hist, 0.9 * hist[-1]))
+    level = int(np.searchsorted(hist, WHITE_QUANTILE * hist[-1]))
     bright = (grey >= level).astype(np.uint8)
     mean, spread = cv2.meanStdDev(image, mask=bright)
     mean, spread = mean.ravel(), spread.ravel()
-    trust = float(np.clip((20.0 - spread.max()) / 10.0, 0.0, 1.0))
+    full, none = WHITE_SPREAD
+    trust = float(np.clip((none - spread.max()) / (none - full), 0.0, 1.0))
     gains = np.clip(mean.mean() / np.maximum(mean, 1.0), 1 / MAX_TINT, MAX_TINT)
     return 1 + trust * (gains - 1)
 
@@ -137,7 +151,8 @@ def make_maps(image: np.ndarray) -> Maps:
     channels = cv2.split(balanced)
     chroma = cv2.subtract(cv2.max(cv2.max(*channels[:2]), channels[2]),
                           cv2.min(cv2.min(*channels[:2]), channels[2]))  # fmt: skip
-    score = cv2.GaussianBlur(cv2.addWeighted(grey, 0.8, chroma, -0.8, 50), (3, 3), 0)
+    score = cv2.addWeighted(grey, SCORE_WEIGHT, chroma, -SCORE_WEIGHT, SCORE_OFFSET)
+    score = cv2.GaussianBlur(score, (3, 3), 0)
     otsu, _ = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     # integer derivatives and numpy's root: OpenCV's float Sobel and magnitude differ in the
     # last bits with how the work is split between threads, and features must be repeatable
@@ -161,7 +176,7 @@ def _masks(maps: Maps) -> list[tuple[int, np.ndarray, int]]:
         maps.score, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, window, -LOCAL_RISE
     )
     masks.append((MAKERS.index("local"), local, 0))
-    _, pale = cv2.threshold(maps.score, max(1.0, maps.otsu - 40), 255, cv2.THRESH_BINARY)
+    _, pale = cv2.threshold(maps.score, max(1.0, maps.otsu - PALE_DROP), 255, cv2.THRESH_BINARY)
     for (low, high), grow in zip(EDGE_LEVELS, (1, 2)):
         edges = cv2.dilate(cv2.Canny(maps.light, low, high), np.ones((2 * grow + 1,) * 2, np.uint8))
         masks.append((MAKERS.index("edges"), cv2.bitwise_and(pale, cv2.bitwise_not(edges)), grow))
@@ -181,7 +196,7 @@ def _quad(contour: np.ndarray) -> np.ndarray:
     """The region's quadrilateral (corners in any rotation): a four-corner approximation of
     its hull, else its smallest enclosing rectangle."""
     hull = cv2.convexHull(contour)
-    approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
+    approx = cv2.approxPolyDP(hull, CORNER_TOLERANCE * cv2.arcLength(hull, True), True)
     if len(approx) == 4:
         return approx.reshape(4, 2).astype(np.float32)
     return cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32)

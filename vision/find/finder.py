@@ -38,6 +38,11 @@ SAME_CARD = 0.3
 #: Spots of coloured ink up to this share of a typical card can be a symbol's print; larger
 #: ones are the table between cards.
 SYMBOL_SPOT = 0.5
+#: How far (work pixels) a card's side may move onto the strongest edge near it in the photo
+#: at full size.
+SNAP_PX = 3.0
+#: A card within this many work pixels of the photo's border is taken to touch it.
+BORDER_PX = 2.0
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,7 @@ class Found:
 
 
 def _to_image(quads: np.ndarray, image: np.ndarray, factor: float) -> np.ndarray:
-    return snap_sides(image, quads / factor, 3.0 / factor) if len(quads) else quads
+    return snap_sides(image, quads / factor, SNAP_PX / factor) if len(quads) else quads
 
 
 @dataclass(frozen=True)
@@ -207,7 +212,7 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
         chosen = select(judged, model.accept)
     quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
     quads = _to_image(quads, image, factor)
-    margin = 2.0 / factor
+    margin = BORDER_PX / factor
     outlines = []
     for quad, item in zip(quads, chosen):
         candidate = item.candidate
