@@ -24,7 +24,7 @@ from setvision.vision.find.candidates import (
 from setvision.vision.find.cardness import CardnessModel, load_cardness
 from setvision.vision.find.describe import describe_all
 from setvision.vision.find.fit import snap_sides
-from setvision.vision.find.outlines import Outline
+from setvision.vision.find.outlines import BORDER_PX, SNAP_PX, Outline
 from setvision.vision.geometry import (
     convex_overlap,
     long_side_index,
@@ -38,11 +38,6 @@ SAME_CARD = 0.3
 #: Spots of coloured ink up to this share of a typical card can be a symbol's print; larger
 #: ones are the table between cards.
 SYMBOL_SPOT = 0.5
-#: How far (work pixels) a card's side may move onto the strongest edge near it in the photo
-#: at full size.
-SNAP_PX = 3.0
-#: A card within this many work pixels of the photo's border is taken to touch it.
-BORDER_PX = 2.0
 
 
 @dataclass(frozen=True)

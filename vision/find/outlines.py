@@ -56,6 +56,11 @@ SHORT = 0.8
 WORK_LONG_SIDE = 640
 #: Cards narrower than this (work pixels) are looked for again on a larger copy, up to this size.
 MIN_WIDTH, MAX_LONG_SIDE = 40, 1400
+#: How far (work pixels) a card's side may move onto the strongest edge near it in the photo
+#: at full size; both finders snap their outlines so.
+SNAP_PX = 3.0
+#: A card within this many work pixels of the photo's border is taken to touch it.
+BORDER_PX = 2.0
 #: The most the white point moves from neutral (Lab a, b units): a lamp's tint, not a table's.
 WHITE_SHIFT = 20
 #: A card's side around symbols that show no likely card at the usual step (4 lightness units
@@ -782,14 +787,14 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
     if not cards:
         return []
     quads = np.array([c.corners for c in cards]) / factor
-    quads = snap_sides(image, quads, 3.0 / factor)
+    quads = snap_sides(image, quads, SNAP_PX / factor)
     full = (image.shape[1], image.shape[0])
     outlines = []
     for quad, card in zip(quads, cards):
         quad = order_corners(quad)
         long_side = _long_side(quad, card)
         outlines.append(
-            Outline(quad, touches_border(quad, full, 2.0 / factor), card.occluded, long_side)
+            Outline(quad, touches_border(quad, full, BORDER_PX / factor), card.occluded, long_side)
         )
     return outlines
 
