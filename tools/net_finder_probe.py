@@ -120,14 +120,13 @@ def build_data(data_dir: Path) -> list[dict]:
     from setvision.vision.image import load, resize_long_side
     from setvision.vision.learn.find_training import _centre_outlines, finder_truths
 
+    def placed(points, scale: float) -> list:
+        return [np.asarray(p, np.float64) * scale for p in points]
+
     rows = []
     for truth in finder_truths(data_dir):
         photo = load(truth.path)
         small, factor = resize_long_side(photo.image, DATA_LONG_SIDE)
-
-        def placed(points, scale: float) -> list:
-            return [np.asarray(p, np.float64) * scale for p in points]
-
         to_small = factor / photo.scale
         polygons, unknown = placed(truth.polygons, to_small), placed(truth.ignore_centres, to_small)
         if truth.centres:  # the previous finder's outlines, on the full photo as in training
@@ -312,22 +311,25 @@ def _print_counts(name: str, rows: list[dict], counts: list[tuple]) -> None:
     print(f"{name}: " + "; ".join(parts) + f"; sent {sent:.1%}")
 
 
-def _quads(row: dict, net: CardMaps | None, interior: float, maps=None) -> list[np.ndarray]:
-    maps = maps or card_maps(net, row["image"])
+def _quads(row: dict, maps: tuple[np.ndarray, float], interior: float) -> list[np.ndarray]:
+    """The net's cards on ``row``'s photo, in the labels' pixels."""
     return [q * row["to_labels"] for q in cards_from_maps(*maps, interior)]
 
 
 def score(rows: list[dict], nets: dict[str, CardMaps]) -> None:
     """Each photo judged by the net fitted on the other half; the new source also by the net
     fitted without any of it (``net_new.pt``), where that has been trained."""
-    for interior in (0.5, 0.7, 0.85):
-        counts = [_counts(r["truth"], _quads(r, nets[_half(r)], interior), False) for r in rows]
-        _print_counts(f"the net alone, interior >= {interior}", rows, counts)
+    _score_alone("the net alone", rows, lambda row: nets[_half(row)])
     if "new" in nets:
         new = [r for r in rows if r["source"] == NEW_SOURCE]
-        for interior in (0.5, 0.7, 0.85):
-            counts = [_counts(r["truth"], _quads(r, nets["new"], interior), False) for r in new]
-            _print_counts(f"the new source unseen, interior >= {interior}", new, counts)
+        _score_alone("the new source unseen", new, lambda row: nets["new"])
+
+
+def _score_alone(title: str, rows: list[dict], net_for) -> None:
+    maps = [card_maps(net_for(r), r["image"]) for r in rows]
+    for interior in (0.5, 0.7, 0.85):
+        counts = [_counts(r["truth"], _quads(r, m, interior), False) for r, m in zip(rows, maps)]
+        _print_counts(f"{title}, interior >= {interior}", rows, counts)
 
 
 def _half(row: dict) -> str:
@@ -372,7 +374,7 @@ def _compare(rows: list[dict], judged: list, levels, net_for, title: str) -> Non
     for interior in (0.5, 0.7, 0.85):
         asked, added = [], []
         for row, j, m in zip(rows, shipped, maps):
-            net = _quads(row, None, interior, m)
+            net = _quads(row, m, interior)
             fast = list(j.fast_outlines.quads)
             extra = [q for q in net if max((convex_iou(q, f) for f in fast), default=0) < 0.2]
             chosen = j.both_outlines if extra else j.fast_outlines
