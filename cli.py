@@ -608,22 +608,34 @@ def _print_held_out(report) -> None:
     sent = np.mean([r.fallback for r in results])
     print(
         f"previous finder asked on {sent:.1%} of photos (unexplained paper >= "
-        f"{model.unexplained:g} card holding ink >= {model.unexplained_ink:g} card, or a "
-        f"candidate in doubt >= {model.recheck:g})"
+        f"{model.unexplained:g} card holding ink >= {model.unexplained_ink:g} card, a "
+        f"candidate in doubt >= {model.recheck:g}, or a card of the net's >= "
+        f"{model.net_interior:g} unexplained)"
     )
     print("recall against the share of photos sent to the previous finder (held out):")
-    for unexplained, ink, recheck, recall, share in report.recheck_options:
-        if np.isfinite(unexplained) or recheck <= 1:
-            print(f"  unexplained >= {unexplained:g}, ink >= {ink:g}, doubt >= {recheck:g}: "
-                  f"recall {recall:.4f}, sent {share:.1%}")  # fmt: skip
+    for unexplained, ink, recheck, net, recall, share in report.recheck_options:
+        if np.isfinite(unexplained) or recheck <= 1 or np.isfinite(net):
+            print(f"  unexplained >= {unexplained:g}, ink >= {ink:g}, doubt >= {recheck:g}, "
+                  f"net >= {net:g}: recall {recall:.4f}, sent {share:.1%}")  # fmt: skip
     if report.fast_only:
         print("\nthe same photos by the fast makers alone (the previous finder never asked)")
         print(format_find_table(summarise_finding(report.fast_only)))
     print("\nper capture session of the new source")
     sessions = [r for r in results if r.group != r.source]
     print(format_find_table(summarise_finding(sessions, key="group")))
+    print("\nthe new source and the older sources together (the same held-out results)")
+    print(format_find_table(summarise_finding(_new_or_older(results))))
     print("\nthe new source, judged by a finder fitted without any of it")
     print(format_find_table(summarise_finding(report.unseen_source)))
+    unseen_sent = np.mean([r.fallback for r in report.unseen_source])
+    print(f"previous finder asked on {unseen_sent:.1%} of these photos")
+
+
+def _new_or_older(results: list) -> list:
+    """``results`` with every source but the new one named "older sources"."""
+    from setvision.vision.learn.find_training import NEW_SOURCE
+
+    return [r if r.source == NEW_SOURCE else replace(r, source="older sources") for r in results]
 
 
 def _print_held_out_reading(held: list, unseen: list) -> None:

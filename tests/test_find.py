@@ -422,7 +422,17 @@ DAMAGED = {
     "accept 1.5": lambda: _edited(_set(("accept",), 1.5)),
     "accept -0.2": lambda: _edited(_set(("accept",), -0.2)),
     "accept missing": lambda: _edited(lambda data: data.pop("accept")),
+    "net level 0": lambda: _edited(_set(("net_interior",), 0.0)),
+    "net level 1": lambda: _edited(_set(("net_interior",), 1.0)),
+    "net level text": lambda: _edited(_set(("net_interior",), "high")),
 }
+
+
+@pytest.mark.parametrize("level", [0.85, float("inf")])
+def test_the_card_net_level_survives_the_model_file(level):
+    model = parse_model(_model_text(), "finder-test.json")
+    again = parse_model(replace(model, net_interior=level).to_json(), "finder-test.json")
+    assert again.net_interior == level
 
 
 @pytest.mark.parametrize("flaw", list(DAMAGED))

@@ -44,6 +44,9 @@ class CardnessModel:
     #: ... and that paper holds at least this share of a typical card's area in coloured ink
     #: (symbols: a card missed, not a blank sheet)
     unexplained_ink: float = 0.0
+    #: ... or the card net (``card_net``) sees, at this interior probability, a card the fast
+    #: makers' cards do not explain (inf: the net is not asked)
+    net_interior: float = float("inf")
     #: the second look, over ``FEATURES`` and ``CONTEXT`` (None: the first look decides)
     context_forest: ForestModel | None = None
 
@@ -73,6 +76,7 @@ class CardnessModel:
                 "unexplained": self.unexplained if np.isfinite(self.unexplained) else None,
                 "recheck": self.recheck,
                 "unexplained_ink": self.unexplained_ink,
+                "net_interior": self.net_interior if np.isfinite(self.net_interior) else None,
                 "work_long_side": self.work_long_side,
                 "trained_on": self.trained_on,
                 "forest": self.forest.to_dict(),
@@ -107,6 +111,7 @@ def parse_model(text: str, name: str) -> CardnessModel:
             and (data["unexplained"] is None or float(data["unexplained"]) > 0)
             and 64 <= int(data["work_long_side"]) <= 4096
             and 0.0 <= float(data.get("unexplained_ink", 0.0)) < 10.0
+            and (data.get("net_interior") is None or 0.0 < float(data["net_interior"]) < 1.0)
         )
         if not valid:
             raise FinderModelError(f"{name}: the finder model's arrays do not fit together")
@@ -119,6 +124,7 @@ def parse_model(text: str, name: str) -> CardnessModel:
             float("inf") if data["unexplained"] is None else float(data["unexplained"]),
             float(data["recheck"]),
             unexplained_ink=float(data.get("unexplained_ink", 0.0)),
+            net_interior=float(data.get("net_interior") or "inf"),
             context_forest=context_forest,
         )
     except FinderModelError:

@@ -21,11 +21,13 @@ from setvision.vision.find.candidates import (
     make_maps,
     previous_candidates,
 )
+from setvision.vision.find.card_net import card_maps, load_card_net, net_cards
 from setvision.vision.find.cardness import CardnessModel, load_cardness
 from setvision.vision.find.describe import describe_all
 from setvision.vision.find.fit import snap_sides
 from setvision.vision.find.outlines import BORDER_PX, SNAP_PX, Outline
 from setvision.vision.geometry import (
+    convex_iou,
     convex_overlap,
     long_side_index,
     order_corners,
@@ -35,6 +37,9 @@ from setvision.vision.image import resize_long_side
 
 #: Two accepted candidates overlapping by more than this share of the smaller are one card.
 SAME_CARD = 0.3
+#: A card of the net's overlapping a found card by at least this (intersection over union) is
+#: that card; below it, the net sees a card the found ones do not explain.
+EXPLAINED_IOU = 0.2
 #: Spots of coloured ink up to this share of a typical card can be a symbol's print; larger
 #: ones are the table between cards.
 SYMBOL_SPOT = 0.5
@@ -183,6 +188,14 @@ def needs_previous(
     return any(j.probability >= model.recheck for j in doubtful(judged, chosen, model))
 
 
+def net_sees_more(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> bool:
+    """Whether one of the net's cards is none of the cards ``quads`` (both in one image's
+    pixels): a card the fast makers may have missed."""
+    return any(
+        max((convex_iou(n, q) for q in quads), default=0.0) < EXPLAINED_IOU for n in net_quads
+    )
+
+
 def doubtful(judged: list[Judged], chosen: list[Judged], model: CardnessModel) -> list[Judged]:
     """Candidates below acceptance but not below doubt, none of them one of the ``chosen``
     cards: where a card may have been missed."""
@@ -202,11 +215,15 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     judged = judge(maps, model, dedupe(find_candidates(maps)))
     chosen = select(judged, model.accept)
     ink = maps.ink() if model.unexplained_ink > 0 else None  # asked for by the model only
-    if needs_previous(maps.paper(), ink, judged, chosen, model):
+    seen = []  # the card net's cards (work pixels), where the model asks for the net
+    if np.isfinite(model.net_interior):
+        seen = net_cards(card_maps(small, load_card_net()), model.net_interior)
+    if needs_previous(maps.paper(), ink, judged, chosen, model) or net_sees_more(
+        seen, _quads_of(chosen)
+    ):
         judged = judge(maps, model, previous_candidates(small), known=judged)
         chosen = select(judged, model.accept)
-    quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
-    quads = _to_image(quads, image, factor)
+    quads = _to_image(_quads_of(chosen), image, factor)
     margin = BORDER_PX / factor
     outlines = []
     for quad, item in zip(quads, chosen):
@@ -218,5 +235,12 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
             long_side = candidate.long_side
         touches = touches_border(quad, (image.shape[1], image.shape[0]), margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
-    possible = [order_corners(j.candidate.quad / factor) for j in doubtful(judged, chosen, model)]
+    in_doubt = _quads_of(doubtful(judged, chosen, model))
+    named = np.concatenate([_quads_of(chosen), in_doubt])
+    missed = [q for q in seen if net_sees_more([q], named)]  # the net's cards nothing explains
+    possible = [order_corners(q / factor) for q in [*in_doubt, *missed]]
     return Found(outlines, possible, [j.probability for j in chosen])
+
+
+def _quads_of(judged: Sequence[Judged]) -> np.ndarray:
+    return np.array([j.candidate.quad for j in judged], np.float32).reshape(-1, 4, 2)

@@ -27,6 +27,7 @@ from setvision.vision.geometry import contains_point, convex_iou
 from setvision.vision.image import load, resize_long_side
 from setvision.vision.learn.augment import augment_for_finder
 from setvision.vision.learn.find_eval import FindResult, FindTruth, score_found
+from setvision.vision.learn.net_held_out import NetCards, held_out_net_cards
 from setvision.vision.learn.training import _export_forest, _parallel, cache_dir
 
 #: Candidates overlapping a labelled card at least this much (intersection/union) are cards.
@@ -43,6 +44,9 @@ RECHECK_UNEXPLAINED = (0.4, 0.7, 1.0, 1.5, 2.5, float("inf"))
 RECHECK_DOUBT = (0.1, 0.2, 0.3, 0.4, 1.01)
 #: ... and the coloured ink that paper must hold (share of a typical card's area; 0: any paper).
 RECHECK_INK = (0.0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12)
+#: ... and the card net's interior probability at which a card it sees that the fast makers'
+#: cards do not explain sends the photo (inf: the net is not asked).
+RECHECK_NET = (0.5, 0.7, 0.85, float("inf"))
 #: Recall (share of cards) given up at most to send fewer photos to the previous finder: one
 #: card in 2,000. It costs 60 to 100 ms a photo, and where the fast makers leave no paper
 #: holding symbol ink unexplained it rarely adds a card.
@@ -78,7 +82,8 @@ def _fingerprint() -> str:
     """Changes with the code and settings that make a photo's samples: the candidate makers
     (the previous finder's included), the features, the training copies and the labelling
     (decoding is OpenCV's)."""
-    makers = package_modules("setvision.vision.find", ("finder.py", "cardness.py", "__init__.py"))
+    judging = ("finder.py", "cardness.py", "card_net.py", "__init__.py")  # no candidate makers
+    makers = package_modules("setvision.vision.find", judging)
     makers.append("setvision.vision.learn.augment")
     settings = repr((POSITIVE_IOU, NEGATIVE_IOU, WORK_LONG_SIDE, PHOTO_SAMPLES, _FOREST))
     labelling = inspect.getsource(photo_samples).encode()
@@ -352,7 +357,8 @@ class HeldOutOutlines:
 @dataclass(frozen=True)
 class SentOrNot:
     """One held-out photo judged both ways (the fast makers alone; with the previous finder
-    too), and what decides whether it is sent: the paper left and the likeliest doubt."""
+    too), and what decides whether it is sent: the paper left, the likeliest doubt, and the
+    card net's interior levels at which it sees a card the fast makers' cards do not explain."""
 
     fast: FindResult
     both: FindResult
@@ -360,10 +366,13 @@ class SentOrNot:
     doubt: float
     fast_outlines: HeldOutOutlines | None = None
     both_outlines: HeldOutOutlines | None = None
+    net_sees_more: frozenset[float] = frozenset()
 
     def sent(self, model: CardnessModel) -> bool:
         """Whether ``find_cards`` with ``model``'s levels asks the previous finder (as
-        ``finder.needs_previous`` decides)."""
+        ``finder.needs_previous`` and ``finder.net_sees_more`` decide)."""
+        if model.net_interior in self.net_sees_more:
+            return True
         unexplained = self.left.holds(model.unexplained, model.unexplained_ink)
         return unexplained or self.doubt >= model.recheck
 
@@ -372,11 +381,13 @@ class SentOrNot:
         return self.both_outlines if self.sent(model) else self.fast_outlines
 
 
-def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNot:
+def both_ways(
+    truth: FindTruth, held: HeldOut, model: CardnessModel, net: NetCards | None = None
+) -> SentOrNot:
     """One photo's results as ``find_cards`` would give them, sent or not (``model``'s
-    acceptance and doubt levels)."""
+    acceptance and doubt levels; ``net``: the card net's cards on it, by interior level)."""
     from setvision.vision.find.candidates import Candidate
-    from setvision.vision.find.finder import Judged, doubtful, paper_left, select
+    from setvision.vision.find.finder import Judged, doubtful, net_sees_more, paper_left, select
 
     photo = held.photo
     fast = photo.features[:, FEATURES.index("maker_previous")] < 0.5
@@ -406,16 +417,22 @@ def both_ways(truth: FindTruth, held: HeldOut, model: CardnessModel) -> SentOrNo
     doubt = max((j.probability for j in doubtful(candidates, chosen, model)), default=0.0)
     everything = select(judged(np.ones(len(fast), bool), held.all), model.accept)
     alone, both = outlines(chosen), outlines(everything)
-    return SentOrNot(result(alone, False), result(both, True), left, doubt, alone, both)
+    seen = frozenset(level for level, cards in (net or {}).items() if net_sees_more(cards, quads))
+    return SentOrNot(result(alone, False), result(both, True), left, doubt, alone, both, seen)
 
 
 def judge_held_out(
-    truths: list[FindTruth], held: list[HeldOut], model: CardnessModel
+    truths: list[FindTruth],
+    held: list[HeldOut],
+    model: CardnessModel,
+    net: dict[str, NetCards] | None = None,
 ) -> list[SentOrNot]:
     """Every held-out photo judged both ways with ``model``'s acceptance and doubt levels (the
-    levels that send a photo to the previous finder are applied after, by ``SentOrNot.sent``)."""
+    levels that send a photo to the previous finder are applied after, by ``SentOrNot.sent``);
+    ``net``: each photo's held-out card-net cards (none: the net never sends a photo)."""
     by_file = {t.file: t for t in truths}
-    return [both_ways(by_file[h.photo.file], h, model) for h in held]
+    net = net or {}
+    return [both_ways(by_file[h.photo.file], h, model, net.get(h.photo.file)) for h in held]
 
 
 def held_out_results(
@@ -428,26 +445,33 @@ def held_out_results(
 
 def choose_recheck(
     judged: list[SentOrNot], model: CardnessModel
-) -> tuple[CardnessModel, list[tuple[float, float, float, float, float]]]:
+) -> tuple[CardnessModel, list[tuple[float, float, float, float, float, float]]]:
     """The levels that send a photo to the previous finder, learned from the ``judged``
     held-out photos: the fewest photos sent among the settings within ``RECHECK_RECALL_SLACK``
     of the best recall (the previous finder is slow; most photos do not need it); and every
     setting tried as (unexplained, ink, recheck, recall, share of photos sent)."""
     labelled = max(1, sum(j.fast.labelled for j in judged))
     options = []
+    for unexplained, ink, recheck, net in _recheck_settings():
+        levels = replace(model, unexplained=unexplained, unexplained_ink=ink, recheck=recheck,
+                         net_interior=net)  # fmt: skip
+        sent = [j.sent(levels) for j in judged]
+        found = sum(j.both.found if s else j.fast.found for j, s in zip(judged, sent))
+        options.append((found / labelled, float(np.mean(sent)), levels))
+    best = max(found for found, _, _ in options)
+    chosen = min((o for o in options if o[0] >= best - RECHECK_RECALL_SLACK), key=lambda o: o[1])
+    tried = [(m.unexplained, m.unexplained_ink, m.recheck, m.net_interior, found, sent)
+             for found, sent, m in options]  # fmt: skip
+    return chosen[2], tried
+
+
+def _recheck_settings():
+    """Every (unexplained, ink, doubt, net) setting ``choose_recheck`` tries."""
     for unexplained in RECHECK_UNEXPLAINED:
         for ink in RECHECK_INK if np.isfinite(unexplained) else (0.0,):
             for recheck in RECHECK_DOUBT:
-                levels = replace(model, unexplained=unexplained, unexplained_ink=ink,
-                                 recheck=recheck)  # fmt: skip
-                sent = [j.sent(levels) for j in judged]
-                found = sum(j.both.found if s else j.fast.found for j, s in zip(judged, sent))
-                options.append((found / labelled, float(np.mean(sent)), levels))
-    best = max(found for found, _, _ in options)
-    chosen = min((o for o in options if o[0] >= best - RECHECK_RECALL_SLACK), key=lambda o: o[1])
-    tried = [(m.unexplained, m.unexplained_ink, m.recheck, found, sent)
-             for found, sent, m in options]  # fmt: skip
-    return chosen[2], tried
+                for net in RECHECK_NET:
+                    yield unexplained, ink, recheck, net
 
 
 def source_folds(samples: list[PhotoSamples], split_source: str) -> dict[str, list[str]]:
@@ -497,8 +521,8 @@ class FinderReport:
     model: CardnessModel
     held_out: list[FindResult]  # each source (the new one: each capture session) left out
     unseen_source: list[FindResult]  # the new source, with none of it in training
-    #: (unexplained, ink, recheck, recall, share of photos sent to the previous finder) tried
-    recheck_options: list[tuple[float, float, float, float, float]]
+    #: (unexplained, ink, recheck, net, recall, share of photos sent to the previous finder)
+    recheck_options: list[tuple[float, float, float, float, float, float]]
     #: ``held_out`` by the fast makers alone: what the previous finder's time buys, per source
     fast_only: list[FindResult] = field(default_factory=list)
     #: the cards found on each photo of ``held_out`` and ``unseen_source`` (same order)
@@ -517,9 +541,15 @@ def train_finder(
     first = held_out_first_looks(samples, folds, progress)
     held = held_out_second_looks(samples, folds, first, progress)
     acceptance = _levels()
-    judged = judge_held_out(truths, held, acceptance)
+    net = held_out_net_cards(truths, WORK_LONG_SIDE, RECHECK_NET[:-1], None, jobs, progress)
+    judged = judge_held_out(truths, held, acceptance, net)
     levels, tried = choose_recheck(judged, acceptance)
-    judged_unseen = judge_held_out(truths, _without_source(samples, NEW_SOURCE, progress), levels)
+    net_unseen = held_out_net_cards(
+        [t for t in truths if t.source == NEW_SOURCE], WORK_LONG_SIDE, RECHECK_NET[:-1],
+        NEW_SOURCE, jobs, progress,
+    )  # fmt: skip
+    unseen = _without_source(samples, NEW_SOURCE, progress)
+    judged_unseen = judge_held_out(truths, unseen, levels, net_unseen)
     model = fit_cardness(samples, first)
     trained_on = {**model.trained_on, **levels.trained_on}
     return FinderReport(
@@ -528,6 +558,7 @@ def train_finder(
             unexplained=levels.unexplained,
             unexplained_ink=levels.unexplained_ink,
             recheck=levels.recheck,
+            net_interior=levels.net_interior,
             trained_on=trained_on,
         ),  # fmt: skip
         held_out_results(judged, levels),

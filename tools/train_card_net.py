@@ -1,22 +1,26 @@
-"""Probe, not shipped: a small convolutional net that marks where cards lie.
+"""The card net's training recipe: a small convolutional net that marks where cards lie.
 
-The recipe behind README "A small net to find cards (probe of 3 December, afternoon)". It needs
-PyTorch and onnx, which setvision itself does not (`pip install torch==2.13.0 onnx`; on this
-machine the CPU build is on disk). Run from the checkout, `../shared` beside it:
+setvision asks its slow previous finder only where this net sees a card the fast makers missed
+(``vision/find/card_net.py``). The tool needs PyTorch and onnx, which setvision itself does not
+(`pip install torch==2.13.0 onnx`). Run from the checkout, `../shared` beside it:
 
-    python tools/net_finder_probe.py data                  # photos at 512 px and their outlines
-    python tools/net_finder_probe.py train A                # 15 min on every photo outside A
-    python tools/net_finder_probe.py train A --resume --minutes 40 --rate 2e-3 --seed 1
-    python tools/net_finder_probe.py train B                # the same for half B
-    python tools/net_finder_probe.py train B --resume --minutes 40 --rate 2e-3 --seed 1
-    python tools/net_finder_probe.py score                  # each photo by the net without it
-    python tools/net_finder_probe.py gate                   # beside the shipped finder, held out
+    python tools/train_card_net.py data                  # photos at 512 px and their outlines
+    python tools/train_card_net.py train A                # 15 min on every photo outside A
+    python tools/train_card_net.py train A --resume --minutes 40 --rate 2e-3 --seed 1
+    python tools/train_card_net.py train B                # the same for half B
+    python tools/train_card_net.py train B --resume --minutes 40 --rate 2e-3 --seed 1
+    python tools/train_card_net.py train new              # without the new source (15 + 25 min)
+    python tools/train_card_net.py train all              # the shipped net: every photo
+    python tools/train_card_net.py train all --resume --minutes 40 --rate 2e-3 --seed 1
+    python tools/train_card_net.py score                  # each photo by the net without it
+    python tools/train_card_net.py export A               # ... B, new, all: ONNX into the package
 
 The net sees the photo at a long side of 384 pixels and gives two maps at half that size: each
-card's interior (the card shrunk about its centre by `SHRINK`) and the whole card. Interiors
-stay apart where cards touch, so each interior blob is one card; its card is the card-map
-pixels it wins (watershed). The two halves split the new source by capture session and the
-older sources by source, so no photo is judged by a net that saw its session or source.
+card's interior (the card shrunk about its centre by `SHRINK`) and the whole card. The halves
+(``vision.learn.net_held_out.HALF_A``) split the new source by capture session and the older
+sources by source, so no photo is judged by a net that saw its session or source; after
+`export`, `setvision train-finder` learns from those held-out nets when to ask the previous
+finder.
 """
 
 from __future__ import annotations
@@ -34,32 +38,18 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from setvision.vision.find.card_net import INPUT_LONG_SIDE, STRIDE, CardMaps, net_cards, normalise
+from setvision.vision.learn.net_held_out import half_of
 
 #: The interior target: each card shrunk about its centre by this factor.
 SHRINK = 0.5
-#: The maps' pixel, in input pixels.
-STRIDE = 2
 #: Photos are kept at this long side; training crops are cut from them at 0.3 to 1 times it.
 DATA_LONG_SIDE = 512
-#: The net's input long side (pixels).
-INPUT_LONG_SIDE = 384
 #: Training crops (pixels, square) and crops per step.
 CROP = 256
 BATCH = 16
-#: An interior blob smaller than this (map pixels) is no card.
-MIN_BLOB = 4
-#: Half A of the split: these capture sessions of the new source and these older sources.
-HALF_A = {
-    "2025-06-08 18:34", "2025-06-15 13:04", "2025-06-09 20:12", "2025-06-15 17:03",
-    "Webrewthebestbeer1/set-solver", "dbieber/setfinder", "tomwhite/set-game",
-    "antingshen/Set-Solver", "jtclark2/card_shark", "olicht/set-solver",
-}  # fmt: skip
 NEW_SOURCE = "TheBananaBender/Set_vision_player"
 WORK = Path("/tmp/net_finder_probe")
-
-
-def in_half_a(row: dict) -> bool:
-    return row["group"] in HALF_A or row["source"] in HALF_A
 
 
 def _conv(into: int, out: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
@@ -74,7 +64,7 @@ def _conv1(into: int, out: int) -> nn.Sequential:
     return nn.Sequential(nn.Conv2d(into, out, 1, bias=False), nn.BatchNorm2d(out), nn.ReLU(True))
 
 
-class CardMaps(nn.Module):
+class CardNet(nn.Module):
     """Thin at the output's resolution, wide at 1/8 and 1/16 where a whole card is in view."""
 
     def __init__(self, width: int = 16):
@@ -105,13 +95,6 @@ class CardMaps(nn.Module):
 
 def _resized(x: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     return F.interpolate(x, size=like.shape[2:], mode="bilinear", align_corners=False)
-
-
-def normalise(image: np.ndarray) -> np.ndarray:
-    """Each channel less its mean, over the image's spread: the same under any light level."""
-    x = image.astype(np.float32)
-    x -= x.reshape(-1, 3).mean(0)
-    return x / (x.std() + 8.0)
 
 
 def build_data(data_dir: Path) -> list[dict]:
@@ -219,14 +202,14 @@ def train(
     minutes: float,
     seed: int = 0,
     rate: float = 3e-3,
-    start_from: CardMaps | None = None,
+    start_from: CardNet | None = None,
     log=print,
-) -> CardMaps:
+) -> CardNet:
     """Fit for ``minutes`` (AdamW, its rate decayed from ``rate`` along a half cosine); the new
     source's photos drawn a third as often as the older sources' (many photos of few tables)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = start_from or CardMaps()
+    net = start_from or CardNet()
     net.train()
     optimiser = torch.optim.AdamW(net.parameters(), rate, weight_decay=1e-4)
     odds = np.array([0.5 if r["source"] == NEW_SOURCE else 1.5 for r in rows])
@@ -249,7 +232,7 @@ def train(
     return net.eval()
 
 
-def card_maps(net: CardMaps, image: np.ndarray) -> tuple[np.ndarray, float]:
+def card_maps(net: CardNet, image: np.ndarray) -> CardMaps:
     """The interior and card probabilities of ``image`` and the factor it was shrunk by."""
     height, width = image.shape[:2]
     factor = INPUT_LONG_SIDE / max(height, width)
@@ -257,145 +240,71 @@ def card_maps(net: CardMaps, image: np.ndarray) -> tuple[np.ndarray, float]:
                        interpolation=cv2.INTER_AREA)  # fmt: skip
     with torch.no_grad():
         x = torch.from_numpy(normalise(small).transpose(2, 0, 1)[None].copy())
-        return torch.sigmoid(net(x))[0].numpy(), factor
+        return CardMaps(torch.sigmoid(net(x))[0].numpy(), factor)
 
 
-def cards_from_maps(maps: np.ndarray, factor: float, interior: float = 0.5) -> list[np.ndarray]:
-    """One quad per interior blob: the rectangle around the card-map pixels it wins."""
-    blobs = (maps[0] > interior).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
-    if count < 2:
-        return []
-    card = maps[1] > 0.5
-    markers = labels.astype(np.int32)
-    markers[~card] = count  # the table: grown into by no card
-    markers[card & (labels == 0)] = 0
-    cv2.watershed(cv2.cvtColor((255 - maps[1] * 255).astype(np.uint8), cv2.COLOR_GRAY2BGR), markers)
-    quads = []
-    for k in range(1, count):
-        if stats[k, cv2.CC_STAT_AREA] < MIN_BLOB:
-            continue
-        contours, _ = cv2.findContours((markers == k).astype(np.uint8), cv2.RETR_EXTERNAL,
-                                       cv2.CHAIN_APPROX_NONE)  # fmt: skip
-        if not contours:
-            continue
-        points = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float32)
-        centre, (w, h), angle = cv2.minAreaRect(points)
-        box = cv2.boxPoints((centre, (w + 1, h + 1), angle))
-        quads.append((box * STRIDE + (STRIDE - 1) / 2) / factor)
-    return quads
+def _result(row: dict, quads: list[np.ndarray]):
+    """One photo's net cards scored against its labels, sources pooled as new or older."""
+    from setvision.vision.learn.find_eval import FindResult, score_found
 
-
-def _counts(truth, quads: list[np.ndarray], sent: bool) -> tuple[int, int, int, int, bool]:
-    from setvision.vision.learn.find_eval import score_found
-
+    truth = row["truth"]
     found, false = score_found(truth, quads)
-    return truth.labelled, found, false, len(quads), sent
+    part = "the new source" if row["source"] == NEW_SOURCE else "older sources"
+    return FindResult(truth.file, part, row["group"], truth.labelled, found, len(quads), false, 0)
 
 
-def _print_counts(name: str, rows: list[dict], counts: list[tuple]) -> None:
-    parts = []
-    for part in ("the new source", "older sources", "all"):
-        mine = [
-            c
-            for r, c in zip(rows, counts)
-            if part == "all" or (r["source"] == NEW_SOURCE) == (part == "the new source")
-        ]
-        if not mine:
-            continue
-        labelled, found, false, taken = (sum(c[i] for c in mine) for i in range(4))
-        complete = np.mean([c[0] == c[1] and c[2] == 0 for c in mine])
-        parts.append(f"{part} {found / labelled:.4f} {(taken - false) / max(taken, 1):.4f} "
-                     f"{complete:.3f} (missed {labelled - found}, false {false})")  # fmt: skip
-    sent = np.mean([c[4] for c in counts])
-    print(f"{name}: " + "; ".join(parts) + f"; sent {sent:.1%}")
-
-
-def _quads(row: dict, maps: tuple[np.ndarray, float], interior: float) -> list[np.ndarray]:
+def _quads(row: dict, maps: CardMaps, interior: float) -> list[np.ndarray]:
     """The net's cards on ``row``'s photo, in the labels' pixels."""
-    return [q * row["to_labels"] for q in cards_from_maps(*maps, interior)]
+    return [q * row["to_labels"] for q in net_cards(maps, interior)]
 
 
-def score(rows: list[dict], nets: dict[str, CardMaps]) -> None:
+def score(rows: list[dict], nets: dict[str, CardNet]) -> None:
     """Each photo judged by the net fitted on the other half; the new source also by the net
     fitted without any of it (``net_new.pt``), where that has been trained."""
-    _score_alone("the net alone", rows, lambda row: nets[_half(row)])
+    _score_alone("the net alone", rows, lambda row: nets[half_of(row["source"], row["group"])])
     if "new" in nets:
         new = [r for r in rows if r["source"] == NEW_SOURCE]
         _score_alone("the new source unseen", new, lambda row: nets["new"])
 
 
 def _score_alone(title: str, rows: list[dict], net_for) -> None:
+    from setvision.vision.learn.find_eval import format_find_table, summarise_finding
+
     maps = [card_maps(net_for(r), r["image"]) for r in rows]
     for interior in (0.5, 0.7, 0.85):
-        counts = [_counts(r["truth"], _quads(r, m, interior), False) for r, m in zip(rows, maps)]
-        _print_counts(f"{title}, interior >= {interior}", rows, counts)
+        results = [_result(r, _quads(r, m, interior)) for r, m in zip(rows, maps)]
+        print(f"{title}, interior >= {interior}")
+        print(format_find_table(summarise_finding(results)))
 
 
-def _half(row: dict) -> str:
-    return "A" if in_half_a(row) else "B"
+def export(net: CardNet, half: str) -> Path:
+    """The net as ONNX for OpenCV's ``dnn``, where setvision looks for it: the shipped net
+    (``all``) or a held-out one (for ``setvision eval --find``), any input size."""
+    from setvision.vision.find.card_net import net_path
+
+    path = net_path(None if half == "all" else half)
+    example = torch.zeros(1, 3, 216, INPUT_LONG_SIDE)
+    torch.onnx.export(net, (example,), str(path), input_names=["image"], output_names=["maps"],
+                      dynamic_axes={"image": {2: "height", 3: "width"}}, opset_version=17,
+                      dynamo=False)  # fmt: skip
+    print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    return path
 
 
-def gate(rows: list[dict], nets: dict[str, CardMaps], data_dir: Path) -> None:
-    """The shipped finder held out (each source, each session of the new source, left out of
-    its forests), against: the previous finder asked only where the net sees a card that the
-    fast makers' cards leave unexplained; and the fast makers' cards with the net's added.
-    Then the same for the new source judged by forests and a net fitted without any of it."""
-    from setvision.vision.learn import find_training as ft
-
-    truths = ft.finder_truths(data_dir)
-    samples = ft.all_samples(truths, 2)
-    folds = ft.source_folds(samples, ft.NEW_SOURCE)
-    first = ft.held_out_first_looks(samples, folds)
-    held = ft.held_out_second_looks(samples, folds, first)
-    judged = ft.judge_held_out(truths, held, ft._levels())
-    levels, _ = ft.choose_recheck(judged, ft._levels())
-    _compare(rows, judged, levels, lambda row: nets[_half(row)], "")
-    if "new" in nets:
-        unseen = ft._without_source(samples, ft.NEW_SOURCE, None)
-        new = [r for r in rows if r["source"] == NEW_SOURCE]
-        judged = ft.judge_held_out(truths, unseen, levels)
-        _compare(new, judged, levels, lambda row: nets["new"], "the new source unseen: ")
-
-
-def _compare(rows: list[dict], judged: list, levels, net_for, title: str) -> None:
-    from setvision.vision.geometry import convex_iou
-
-    by_file = {j.fast_outlines.file: j for j in judged}
-    shipped = [by_file[r["file"]] for r in rows]
-    maps = [card_maps(net_for(r), r["image"]) for r in rows]
-    _print_counts(f"{title}shipped", rows, [
-        _counts(r["truth"], list(j.outlines(levels).quads), j.sent(levels))
-        for r, j in zip(rows, shipped)
-    ])  # fmt: skip
-    _print_counts(f"{title}fast makers alone", rows, [
-        _counts(r["truth"], list(j.fast_outlines.quads), False) for r, j in zip(rows, shipped)
-    ])  # fmt: skip
-    for interior in (0.5, 0.7, 0.85):
-        asked, added = [], []
-        for row, j, m in zip(rows, shipped, maps):
-            net = _quads(row, m, interior)
-            fast = list(j.fast_outlines.quads)
-            extra = [q for q in net if max((convex_iou(q, f) for f in fast), default=0) < 0.2]
-            chosen = j.both_outlines if extra else j.fast_outlines
-            asked.append(_counts(row["truth"], list(chosen.quads), bool(extra)))
-            added.append(_counts(row["truth"], fast + extra, False))
-        _print_counts(f"{title}previous finder only where the net (>= {interior}) sees more",
-                      rows, asked)  # fmt: skip
-        _print_counts(f"{title}fast makers' cards and the net's (>= {interior})", rows, added)
-
-
-def _load(half: str) -> CardMaps:
-    net = CardMaps()
+def _load(half: str) -> CardNet:
+    net = CardNet()
     net.load_state_dict(torch.load(WORK / f"net_{half}.pt"))
     return net.eval()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=["data", "train", "score", "gate"])
+    parser.add_argument("step", choices=["data", "train", "score", "export"])
     parser.add_argument(
-        "half", nargs="?", choices=["A", "B", "new"], help="train: the half (or source) held out"
+        "half",
+        nargs="?",
+        choices=["A", "B", "new", "all"],
+        help="train: the half (or source) held out; all: hold nothing out (the shipped net)",
     )
     parser.add_argument("--minutes", type=float, default=15.0)
     parser.add_argument("--rate", type=float, default=3e-3, help="train: the starting rate")
@@ -411,21 +320,25 @@ def main() -> int:
     rows = pickle.loads((WORK / "data.pkl").read_bytes())
     if args.step == "train":
         if args.half is None:
-            parser.error("train: name what to hold out: A, B or new (the new source)")
-        if args.half == "new":
+            parser.error("train: name what to hold out: A, B, new (the new source) or all")
+        if args.half == "all":
+            training = rows
+        elif args.half == "new":
             training = [r for r in rows if r["source"] != NEW_SOURCE]
         else:
-            training = [r for r in rows if in_half_a(r) != (args.half == "A")]
+            training = [r for r in rows if half_of(r["source"], r["group"]) != args.half]
         start_from = _load(args.half) if args.resume else None
         net = train(training, args.minutes, args.seed, args.rate, start_from,
                     log=lambda line: print(line, flush=True))  # fmt: skip
         torch.save(net.state_dict(), WORK / f"net_{args.half}.pt")
         return 0
+    if args.step == "export":
+        if args.half is None:
+            parser.error("export: name the net: A, B, new or all")
+        export(_load(args.half), args.half)
+        return 0
     nets = {h: _load(h) for h in ("A", "B", "new") if (WORK / f"net_{h}.pt").is_file()}
-    if args.step == "gate":
-        gate(rows, nets, args.data)
-    else:
-        score(rows, nets)
+    score(rows, nets)
     return 0
 
 

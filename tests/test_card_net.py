@@ -1,0 +1,163 @@
+"""The card net: its maps turned into exact outlines, the finder asking its previous maker
+where the net sees a card the fast makers missed, and the net itself on real photos."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+from setvision.vision.find import card_net, finder
+from setvision.vision.find.card_net import (
+    CardMaps,
+    CardNetError,
+    card_maps,
+    load_card_net,
+    net_cards,
+    net_path,
+)
+from setvision.vision.find.cardness import load_cardness
+from setvision.vision.geometry import convex_iou
+from setvision.vision.learn.net_held_out import HALF_A, UNSEEN, half_of
+
+# --- outlines from maps: exact rectangles ---------------------------------------------------
+
+
+def _maps(*cards: tuple[int, int, int, int], size=(60, 80)) -> np.ndarray:
+    """Maps (interior, card) with each (x, y, w, h) card whole and its middle half inside."""
+    maps = np.zeros((2, *size), np.float32)
+    for x, y, w, h in cards:
+        maps[1, y : y + h, x : x + w] = 0.95
+        maps[0, y + h // 4 : y + h - h // 4, x + w // 4 : x + w - w // 4] = 0.9
+    return maps
+
+
+def _extent(quad: np.ndarray) -> tuple[float, float, float, float]:
+    return (*quad.min(axis=0).tolist(), *quad.max(axis=0).tolist())
+
+
+def test_a_card_is_the_rectangle_of_its_card_pixels_in_image_pixels():
+    # map pixel (c, r) is input pixels 2c..2c+1: columns 10..21 are input 20..43, whose outer
+    # edges lie at 19.5 and 43.5 (pixel centres at whole numbers), rows 10..29 at 19.5 and
+    # 59.5; the input is the image at half size
+    (quad,) = net_cards(CardMaps(_maps((10, 10, 12, 20)), factor=0.5), 0.5)
+    assert _extent(quad) == pytest.approx((39, 39, 87, 119), abs=1e-3)
+
+
+def test_touching_cards_are_two_cards_sharing_at_most_their_border():
+    maps = CardMaps(_maps((10, 10, 12, 20), (22, 10, 12, 20)), factor=0.5)
+    left, right = sorted(net_cards(maps, 0.5), key=lambda q: q[:, 0].min())
+    one_map_pixel = 2 / 0.5
+    assert _extent(left) == pytest.approx((39, 39, 87, 119), abs=one_map_pixel)
+    assert _extent(right) == pytest.approx((87, 39, 135, 119), abs=one_map_pixel)
+    assert convex_iou(left, right) < 0.1
+
+
+def test_blobs_below_the_level_or_too_small_are_no_cards():
+    maps = _maps((10, 10, 12, 20))
+    assert net_cards(CardMaps(maps, 1.0), 0.95) == []  # the interior is 0.9
+    speck = np.zeros_like(maps)
+    speck[:, 5, 5] = 0.99  # one pixel: below the smallest blob
+    assert net_cards(CardMaps(speck, 1.0), 0.5) == []
+    assert net_cards(CardMaps(np.zeros_like(maps), 1.0), 0.5) == []
+
+
+def test_the_net_sees_more_only_where_no_found_card_explains_its_card():
+    card = np.float32([[0, 0], [40, 0], [40, 60], [0, 60]])
+    shifted = card + np.float32([5, 5])
+    elsewhere = card + np.float32([200, 0])
+    found = np.stack([card])
+    assert not finder.net_sees_more([shifted], found)
+    assert finder.net_sees_more([shifted, elsewhere], found)
+    assert finder.net_sees_more([card], np.zeros((0, 4, 2), np.float32))
+    assert not finder.net_sees_more([], found)
+
+
+# --- the model file -------------------------------------------------------------------------
+
+
+def test_a_missing_or_damaged_net_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(card_net, "net_path", lambda held_out=None: tmp_path / "net.onnx")
+    card_net._nets.__dict__.clear()
+    try:
+        with pytest.raises(CardNetError, match="missing"):
+            load_card_net("test")
+        (tmp_path / "net.onnx").write_bytes(b"not a net at all")
+        with pytest.raises(CardNetError, match="not a card net"):
+            load_card_net("test")
+    finally:
+        card_net._nets.__dict__.clear()
+
+
+def test_the_shipped_and_held_out_nets_are_distinct_files():
+    shipped = net_path().read_bytes()
+    for name in ("A", "B", UNSEEN):
+        assert net_path(name).read_bytes() != shipped
+
+
+def test_the_two_halves_each_hold_sessions_of_the_new_source_and_older_sources():
+    new = "TheBananaBender/Set_vision_player"
+    assert half_of(new, "2025-06-08 18:34") == "A"
+    assert half_of(new, "2025-06-08 13:51") == "B"
+    assert half_of("dbieber/setfinder", "dbieber/setfinder") == "A"
+    assert half_of("nicolashahn/set-solver", "nicolashahn/set-solver") == "B"
+    assert {half_of(new, g) for g in HALF_A} == {"A"}
+
+
+# --- on real photos -------------------------------------------------------------------------
+
+SAMPLES = ["data__ad-hoc__DSC_4870.jpg", "data__webcam__20170604_134005.jpg"]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_the_net_sees_each_card_the_finder_finds_on_a_real_photo(name, photo):
+    from pathlib import Path
+
+    image = photo(Path(__file__).parent.parent / "sample_images" / name).image
+    found = [o.corners_xy for o in finder.find_cards(image).outlines]
+    model = load_cardness()
+    small, factor = finder.resize_long_side(image, model.work_long_side)
+    seen = [q / factor for q in net_cards(card_maps(small, load_card_net()), 0.5)]
+    assert len(found) >= 9
+    assert len(seen) == len(found)
+    for quad in found:
+        assert max(convex_iou(quad, s) for s in seen) >= 0.6
+
+
+def test_the_previous_finder_is_asked_when_the_net_sees_a_card_more(photo, monkeypatch):
+    from pathlib import Path
+
+    image = photo(Path(__file__).parent.parent / "sample_images" / SAMPLES[0]).image
+    asked = []
+    real = finder.previous_candidates
+
+    def previous(small):
+        asked.append(True)
+        return real(small)
+
+    monkeypatch.setattr(finder, "previous_candidates", previous)
+    only_net = replace(load_cardness(), unexplained=np.inf, recheck=1.01, net_interior=0.7)
+    first = finder.find_cards(image, only_net)
+    assert not asked  # the net's cards are the cards found
+    corner = np.float32([[2, 2], [30, 2], [30, 50], [2, 50]])
+    monkeypatch.setattr(finder, "net_cards", lambda maps, level: [corner])
+    again = finder.find_cards(image, only_net)
+    assert asked == [True]
+    assert len(again.outlines) == len(first.outlines)  # asked, it finds no card in the corner
+    # ... so the corner stays a place where a card may be missed: no "no set" over it
+    _, factor = finder.resize_long_side(image, only_net.work_long_side)
+    assert any(np.allclose(np.sort(q, 0), np.sort(corner / factor, 0)) for q in again.possible)
+    assert not any(np.allclose(np.sort(q, 0), np.sort(corner / factor, 0)) for q in first.possible)
+    never = replace(only_net, net_interior=np.inf)
+    finder.find_cards(image, never)
+    assert asked == [True]  # without the net, nothing sends this photo
+
+
+def test_a_frame_gives_maps_of_the_net_input_size(photo):
+    blank = np.full((500, 1000, 3), 128, np.uint8)
+    maps = card_maps(blank, load_card_net())
+    assert maps.maps.shape == (2, 96, 192)
+    assert maps.factor == pytest.approx(384 / 1000)
+    assert net_cards(maps, 0.5) == []  # a grey frame holds no card
+    assert cv2.countNonZero((maps.maps[1] > 0.5).astype(np.uint8)) == 0
