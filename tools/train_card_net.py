@@ -38,8 +38,16 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from setvision.vision.find.card_net import INPUT_LONG_SIDE, STRIDE, CardMaps, net_cards, normalise
-from setvision.vision.learn.net_held_out import half_of
+from setvision.vision.find.card_net import (
+    INPUT_LONG_SIDE,
+    STRIDE,
+    CardMaps,
+    net_cards,
+    net_input,
+    normalise,
+)
+from setvision.vision.learn.find_training import NEW_SOURCE
+from setvision.vision.learn.net_held_out import UNSEEN, half_of
 
 #: The interior target: each card shrunk about its centre by this factor.
 SHRINK = 0.5
@@ -48,7 +56,6 @@ DATA_LONG_SIDE = 512
 #: Training crops (pixels, square) and crops per step.
 CROP = 256
 BATCH = 16
-NEW_SOURCE = "TheBananaBender/Set_vision_player"
 WORK = Path("/tmp/net_finder_probe")
 
 
@@ -234,13 +241,9 @@ def train(
 
 def card_maps(net: CardNet, image: np.ndarray) -> CardMaps:
     """The interior and card probabilities of ``image`` and the factor it was shrunk by."""
-    height, width = image.shape[:2]
-    factor = INPUT_LONG_SIDE / max(height, width)
-    small = cv2.resize(image, (round(width * factor), round(height * factor)),
-                       interpolation=cv2.INTER_AREA)  # fmt: skip
+    blob, factor = net_input(image)
     with torch.no_grad():
-        x = torch.from_numpy(normalise(small).transpose(2, 0, 1)[None].copy())
-        return CardMaps(torch.sigmoid(net(x))[0].numpy(), factor)
+        return CardMaps(torch.sigmoid(net(torch.from_numpy(blob)))[0].numpy(), factor)
 
 
 def _result(row: dict, quads: list[np.ndarray]):
@@ -262,9 +265,9 @@ def score(rows: list[dict], nets: dict[str, CardNet]) -> None:
     """Each photo judged by the net fitted on the other half; the new source also by the net
     fitted without any of it (``net_new.pt``), where that has been trained."""
     _score_alone("the net alone", rows, lambda row: nets[half_of(row["source"], row["group"])])
-    if "new" in nets:
+    if UNSEEN in nets:
         new = [r for r in rows if r["source"] == NEW_SOURCE]
-        _score_alone("the new source unseen", new, lambda row: nets["new"])
+        _score_alone("the new source unseen", new, lambda row: nets[UNSEEN])
 
 
 def _score_alone(title: str, rows: list[dict], net_for) -> None:
@@ -303,7 +306,7 @@ def main() -> int:
     parser.add_argument(
         "half",
         nargs="?",
-        choices=["A", "B", "new", "all"],
+        choices=["A", "B", UNSEEN, "all"],
         help="train: the half (or source) held out; all: hold nothing out (the shipped net)",
     )
     parser.add_argument("--minutes", type=float, default=15.0)
@@ -323,7 +326,7 @@ def main() -> int:
             parser.error("train: name what to hold out: A, B, new (the new source) or all")
         if args.half == "all":
             training = rows
-        elif args.half == "new":
+        elif args.half == UNSEEN:
             training = [r for r in rows if r["source"] != NEW_SOURCE]
         else:
             training = [r for r in rows if half_of(r["source"], r["group"]) != args.half]
@@ -337,7 +340,7 @@ def main() -> int:
             parser.error("export: name the net: A, B, new or all")
         export(_load(args.half), args.half)
         return 0
-    nets = {h: _load(h) for h in ("A", "B", "new") if (WORK / f"net_{h}.pt").is_file()}
+    nets = {h: _load(h) for h in ("A", "B", UNSEEN) if (WORK / f"net_{h}.pt").is_file()}
     score(rows, nets)
     return 0
 

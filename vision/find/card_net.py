@@ -78,13 +78,20 @@ class CardMaps:
     factor: float
 
 
-def card_maps(image: np.ndarray, net: cv2.dnn.Net) -> CardMaps:
-    """The net's maps of ``image`` ((H, W, 3) uint8 BGR)."""
+def net_input(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The net's input for ``image`` ((H, W, 3) uint8 BGR): a (1, 3, h, w) float32 array, and
+    the factor it was shrunk by."""
     height, width = image.shape[:2]
     factor = INPUT_LONG_SIDE / max(height, width)
     size = (max(1, round(width * factor)), max(1, round(height * factor)))
     small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-    net.setInput(normalise(small).transpose(2, 0, 1)[None].copy())
+    return normalise(small).transpose(2, 0, 1)[None].copy(), factor
+
+
+def card_maps(image: np.ndarray, net: cv2.dnn.Net) -> CardMaps:
+    """The net's maps of ``image`` ((H, W, 3) uint8 BGR)."""
+    blob, factor = net_input(image)
+    net.setInput(blob)
     logits = net.forward()[0]
     return CardMaps(0.5 + 0.5 * np.tanh(0.5 * logits), factor)  # the logistic, never overflowing
 

@@ -188,12 +188,17 @@ def needs_previous(
     return any(j.probability >= model.recheck for j in doubtful(judged, chosen, model))
 
 
+def unexplained_cards(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> list[np.ndarray]:
+    """The net's cards that are none of the cards ``quads`` (both in one image's pixels)."""
+    return [
+        n for n in net_quads if max((convex_iou(n, q) for q in quads), default=0.0) < EXPLAINED_IOU
+    ]
+
+
 def net_sees_more(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> bool:
-    """Whether one of the net's cards is none of the cards ``quads`` (both in one image's
-    pixels): a card the fast makers may have missed."""
-    return any(
-        max((convex_iou(n, q) for q in quads), default=0.0) < EXPLAINED_IOU for n in net_quads
-    )
+    """Whether one of the net's cards is none of the cards ``quads``: a card the fast makers
+    may have missed."""
+    return bool(unexplained_cards(net_quads, quads))
 
 
 def doubtful(judged: list[Judged], chosen: list[Judged], model: CardnessModel) -> list[Judged]:
@@ -236,8 +241,7 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
         touches = touches_border(quad, (image.shape[1], image.shape[0]), margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
     in_doubt = _quads_of(doubtful(judged, chosen, model))
-    named = np.concatenate([_quads_of(chosen), in_doubt])
-    missed = [q for q in seen if net_sees_more([q], named)]  # the net's cards nothing explains
+    missed = unexplained_cards(seen, np.concatenate([_quads_of(chosen), in_doubt]))
     possible = [order_corners(q / factor) for q in [*in_doubt, *missed]]
     return Found(outlines, possible, [j.probability for j in chosen])
 

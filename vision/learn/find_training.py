@@ -47,6 +47,8 @@ RECHECK_INK = (0.0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12)
 #: ... and the card net's interior probability at which a card it sees that the fast makers'
 #: cards do not explain sends the photo (inf: the net is not asked).
 RECHECK_NET = (0.5, 0.7, 0.85, float("inf"))
+#: The levels at which the net's cards are looked for (every finite one of ``RECHECK_NET``).
+NET_LEVELS = tuple(level for level in RECHECK_NET if np.isfinite(level))
 #: Recall (share of cards) given up at most to send fewer photos to the previous finder: one
 #: card in 2,000. It costs 60 to 100 ms a photo, and where the fast makers leave no paper
 #: holding symbol ink unexplained it rarely adds a card.
@@ -449,7 +451,7 @@ def choose_recheck(
     """The levels that send a photo to the previous finder, learned from the ``judged``
     held-out photos: the fewest photos sent among the settings within ``RECHECK_RECALL_SLACK``
     of the best recall (the previous finder is slow; most photos do not need it); and every
-    setting tried as (unexplained, ink, recheck, recall, share of photos sent)."""
+    setting tried as (unexplained, ink, recheck, net, recall, share of photos sent)."""
     labelled = max(1, sum(j.fast.labelled for j in judged))
     options = []
     for unexplained, ink, recheck, net in _recheck_settings():
@@ -541,12 +543,12 @@ def train_finder(
     first = held_out_first_looks(samples, folds, progress)
     held = held_out_second_looks(samples, folds, first, progress)
     acceptance = _levels()
-    net = held_out_net_cards(truths, WORK_LONG_SIDE, RECHECK_NET[:-1], None, jobs, progress)
+    net = held_out_net_cards(truths, WORK_LONG_SIDE, NET_LEVELS, None, jobs, progress)
     judged = judge_held_out(truths, held, acceptance, net)
     levels, tried = choose_recheck(judged, acceptance)
     net_unseen = held_out_net_cards(
-        [t for t in truths if t.source == NEW_SOURCE], WORK_LONG_SIDE, RECHECK_NET[:-1],
-        NEW_SOURCE, jobs, progress,
+        [t for t in truths if t.source == NEW_SOURCE], WORK_LONG_SIDE, NET_LEVELS, NEW_SOURCE,
+        jobs, progress,
     )  # fmt: skip
     unseen = _without_source(samples, NEW_SOURCE, progress)
     judged_unseen = judge_held_out(truths, unseen, levels, net_unseen)

@@ -42,7 +42,8 @@ def half_of(source: str, group: str) -> str:
 
 
 def _cache_key(files: list[str], nets: list[str], work_long_side: int, levels) -> str:
-    digest = hashlib.sha1(repr((sorted(files), nets, work_long_side, levels)).encode())
+    """Changes with which net judges which photo, the nets' files, the settings and the code."""
+    digest = hashlib.sha1(repr((sorted(zip(files, nets)), work_long_side, levels)).encode())
     digest.update(inspect.getsource(card_net).encode())
     for name in sorted(set(nets)):
         digest.update(net_path(name).read_bytes())
