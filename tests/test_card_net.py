@@ -161,3 +161,19 @@ def test_a_frame_gives_maps_of_the_net_input_size(photo):
     assert maps.factor == pytest.approx(384 / 1000)
     assert net_cards(maps, 0.5) == []  # a grey frame holds no card
     assert cv2.countNonZero((maps.maps[1] > 0.5).astype(np.uint8)) == 0
+
+
+def test_unexplained_cards_match_the_overlap_of_every_pair():
+    """Skipping quads whose boxes do not meet changes nothing: their overlap is 0."""
+    rng = np.random.default_rng(3)
+
+    def quad(x, y):
+        return np.float32([[x, y], [x + 40, y + 5], [x + 35, y + 65], [x - 5, y + 60]])
+
+    net_quads = [quad(*xy) for xy in rng.uniform(0, 300, (30, 2))]
+    found = np.array([quad(*xy) for xy in rng.uniform(0, 300, (12, 2))])
+    direct = [n for n in net_quads if max(convex_iou(n, q) for q in found) < finder.EXPLAINED_IOU]
+    assert 0 < len(direct) < len(net_quads)
+    got = finder.unexplained_cards(net_quads, found)
+    assert len(got) == len(direct) and all(a is b for a, b in zip(got, direct))
+    assert len(finder.unexplained_cards(net_quads, np.zeros((0, 4, 2), np.float32))) == 30

@@ -190,9 +190,14 @@ def needs_previous(
 
 def unexplained_cards(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> list[np.ndarray]:
     """The net's cards that are none of the cards ``quads`` (both in one image's pixels)."""
-    return [
-        n for n in net_quads if max((convex_iou(n, q) for q in quads), default=0.0) < EXPLAINED_IOU
-    ]
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    low, high = quads.min(axis=1), quads.max(axis=1)
+    unexplained = []
+    for net_quad in net_quads:  # a quad whose box its box does not meet overlaps it by 0
+        near = ((low < net_quad.max(axis=0)) & (high > net_quad.min(axis=0))).all(axis=1)
+        if max((convex_iou(net_quad, q) for q in quads[near]), default=0.0) < EXPLAINED_IOU:
+            unexplained.append(net_quad)
+    return unexplained
 
 
 def net_sees_more(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> bool:
