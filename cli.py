@@ -600,6 +600,7 @@ def cmd_train_finder(args: argparse.Namespace) -> int:
 def _print_held_out(report) -> None:
     import numpy as np
     from setvision.vision.learn.find_eval import format_find_table, summarise_finding
+    from setvision.vision.learn.find_training import new_or_older
 
     model, results = report.model, report.held_out
     print("card finding, each source judged by a finder fitted without it")
@@ -624,18 +625,11 @@ def _print_held_out(report) -> None:
     sessions = [r for r in results if r.group != r.source]
     print(format_find_table(summarise_finding(sessions, key="group")))
     print("\nthe new source and the older sources together (the same held-out results)")
-    print(format_find_table(summarise_finding(_new_or_older(results))))
+    print(format_find_table(summarise_finding(new_or_older(results))))
     print("\nthe new source, judged by a finder fitted without any of it")
     print(format_find_table(summarise_finding(report.unseen_source)))
     unseen_sent = np.mean([r.fallback for r in report.unseen_source])
     print(f"previous finder asked on {unseen_sent:.1%} of these photos")
-
-
-def _new_or_older(results: list) -> list:
-    """``results`` with every source but the new one named "older sources"."""
-    from setvision.vision.learn.find_training import NEW_SOURCE
-
-    return [r if r.source == NEW_SOURCE else replace(r, source="older sources") for r in results]
 
 
 def _print_held_out_reading(held: list, unseen: list) -> None:

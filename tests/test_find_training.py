@@ -93,3 +93,12 @@ def test_the_previous_finder_is_sent_the_fewest_photos_that_keep_recall(monkeypa
     monkeypatch.setattr(find_training, "RECHECK_RECALL_SLACK", 0.001)
     chosen, _ = choose_recheck(judged, levels)
     assert not any(j.sent(chosen) for j in judged)
+
+
+def test_every_source_but_the_new_one_is_pooled_as_older_sources():
+    def result(source: str) -> FindResult:
+        return FindResult("a.jpg", source, source, 12, 12, 12, 0, 0.0)
+
+    pooled = find_training.new_or_older([result(find_training.NEW_SOURCE), result("x/y")])
+    assert [r.source for r in pooled] == [find_training.NEW_SOURCE, "older sources"]
+    assert pooled[1].group == "x/y"  # the capture session is kept

@@ -46,7 +46,7 @@ from setvision.vision.find.card_net import (
     net_input,
     normalise,
 )
-from setvision.vision.learn.find_training import NEW_SOURCE
+from setvision.vision.learn.find_training import NEW_SOURCE, new_or_older
 from setvision.vision.learn.net_held_out import UNSEEN, half_of
 
 #: The interior target: each card shrunk about its centre by this factor.
@@ -247,13 +247,13 @@ def card_maps(net: CardNet, image: np.ndarray) -> CardMaps:
 
 
 def _result(row: dict, quads: list[np.ndarray]):
-    """One photo's net cards scored against its labels, sources pooled as new or older."""
+    """One photo's net cards scored against its labels."""
     from setvision.vision.learn.find_eval import FindResult, score_found
 
     truth = row["truth"]
     found, false = score_found(truth, quads)
-    part = "the new source" if row["source"] == NEW_SOURCE else "older sources"
-    return FindResult(truth.file, part, row["group"], truth.labelled, found, len(quads), false, 0)
+    return FindResult(truth.file, row["source"], row["group"], truth.labelled, found, len(quads),
+                      false, 0)  # fmt: skip
 
 
 def _quads(row: dict, maps: CardMaps, interior: float) -> list[np.ndarray]:
@@ -276,8 +276,8 @@ def _score_alone(title: str, rows: list[dict], net_for) -> None:
     maps = [card_maps(net_for(r), r["image"]) for r in rows]
     for interior in (0.5, 0.7, 0.85):
         results = [_result(r, _quads(r, m, interior)) for r, m in zip(rows, maps)]
-        print(f"{title}, interior >= {interior}")
-        print(format_find_table(summarise_finding(results)))
+        print(f"{title}, interior >= {interior} (sources pooled as the new one or older ones)")
+        print(format_find_table(summarise_finding(new_or_older(results))))
 
 
 def export(net: CardNet, half: str) -> Path:

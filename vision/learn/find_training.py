@@ -490,6 +490,11 @@ def source_folds(samples: list[PhotoSamples], split_source: str) -> dict[str, li
 NEW_SOURCE = "TheBananaBender/Set_vision_player"
 
 
+def new_or_older(results: list[FindResult]) -> list[FindResult]:
+    """``results`` with every source but the new one named "older sources"."""
+    return [r if r.source == NEW_SOURCE else replace(r, source="older sources") for r in results]
+
+
 def finder_truths(data_dir: Path) -> list[FindTruth]:
     """Every photo whose cards are all placed: outlines, and boards with card centres."""
     from setvision.vision.learn.dataset import load_boards
