@@ -176,16 +176,15 @@ def unexplained(
 def needs_previous(
     paper: np.ndarray,
     ink: np.ndarray | None,
-    judged: list[Judged],
     chosen: list[Judged],
+    in_doubt: list[Judged],
     model: CardnessModel,
 ) -> bool:
     """Whether the fast makers leave something to look at again: paper the ``chosen`` cards do
-    not explain, or a candidate in doubt beside them."""
-    quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
-    if unexplained(paper, ink, quads, model.unexplained, model.unexplained_ink):
+    not explain, or a candidate in doubt beside them (``in_doubt``, as ``doubtful`` gives)."""
+    if unexplained(paper, ink, _quads_of(chosen), model.unexplained, model.unexplained_ink):
         return True
-    return any(j.probability >= model.recheck for j in doubtful(judged, chosen, model))
+    return any(j.probability >= model.recheck for j in in_doubt)
 
 
 def unexplained_cards(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> list[np.ndarray]:
@@ -228,11 +227,13 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     seen = []  # the card net's cards (work pixels), where the model asks for the net
     if np.isfinite(model.net_interior):
         seen = net_cards(card_maps(small, load_card_net()), model.net_interior)
-    if needs_previous(maps.paper(), ink, judged, chosen, model) or net_sees_more(
-        seen, _quads_of(chosen)
-    ):
+    in_doubt = doubtful(judged, chosen, model)
+    missed = unexplained_cards(seen, _quads_of(chosen))
+    if missed or needs_previous(maps.paper(), ink, chosen, in_doubt, model):
         judged = judge(maps, model, previous_candidates(small), known=judged)
         chosen = select(judged, model.accept)
+        in_doubt = doubtful(judged, chosen, model)
+        missed = unexplained_cards(seen, _quads_of(chosen))
     quads = _to_image(_quads_of(chosen), image, factor)
     margin = BORDER_PX / factor
     outlines = []
@@ -245,9 +246,9 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
             long_side = candidate.long_side
         touches = touches_border(quad, (image.shape[1], image.shape[0]), margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
-    in_doubt = _quads_of(doubtful(judged, chosen, model))
-    missed = unexplained_cards(seen, np.concatenate([_quads_of(chosen), in_doubt]))
-    possible = [order_corners(q / factor) for q in [*in_doubt, *missed]]
+    doubt_quads = _quads_of(in_doubt)
+    missed = unexplained_cards(missed, doubt_quads)  # none of the cards nor of the doubts
+    possible = [order_corners(q / factor) for q in [*doubt_quads, *missed]]
     return Found(outlines, possible, [j.probability for j in chosen])
 
 
