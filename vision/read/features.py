@@ -19,7 +19,13 @@ import numpy as np
 
 #: Fraction of the card's height and width left out at the edges (background, rounded corners).
 MARGIN = 0.06
+#: A piece of ink cut by the card's end spanning at least this share of the card's height is
+#: what is left of a symbol there (the outline may stop short of the card).
+CUT_SYMBOL = 0.3
 _PROFILE_BINS = 9
+#: A piece of ink at the card's end narrower than this share of its length is the card's own
+#: edge (or the table beside it) seen in the outermost columns, not a cut symbol.
+RIM_PIECE = 0.03
 
 NUMBER_FEATURES = (
     "count_1", "count_2", "count_3", "count_many", "total_width", "largest_width",
@@ -163,9 +169,25 @@ def _cut_at_end(pieces: list[np.ndarray], columns: int, card_height: int) -> boo
     for piece in pieces:
         height = cv2.boundingRect(piece)[3]
         if (
-            height >= 0.3 * card_height
+            height >= CUT_SYMBOL * card_height
             and _run_at_ends(piece.reshape(-1, 2), columns) > 0.4 * height
         ):
+            return True
+    return False
+
+
+def _cut_in_rim(ink_across: np.ndarray, card_height: int) -> bool:
+    """A symbol-sized piece of ink reaches the card's very end (left or right) inside the
+    ``MARGIN`` that reading leaves out, yet spans neither the card's top nor its bottom: a
+    symbol cut there by an outline that stops short of the card (cut on a slant, only a sliver
+    of it may be left). Table seen past an outline that is too long runs along the whole end.
+    ``ink_across``: the card's ink over its whole length, top and bottom margins left out."""
+    rows, columns = ink_across.shape
+    for piece in _outer_pieces(ink_across):
+        x, y, w, h = cv2.boundingRect(piece)
+        if y <= 0 or y + h >= rows or h < CUT_SYMBOL * card_height or w < RIM_PIECE * columns:
+            continue
+        if _run_at_ends(piece.reshape(-1, 2), columns) > 0.4 * h:
             return True
     return False
 
@@ -399,17 +421,20 @@ class _Ink:
     contours: list[np.ndarray]
     #: the same symbols, an outline's faint end joined where it was left open (their shape)
     outlines: list[np.ndarray]
-    #: a symbol-sized piece of ``ink`` is cut by the card's end (``_cut_at_end``)
+    #: a symbol-sized piece of ink is cut by the card's end (``_cut_at_end``, ``_cut_in_rim``)
     cut_at_end: bool
 
 
 def _read_ink(card: np.ndarray, paper: np.ndarray) -> _Ink:
     height, width = card.shape[:2]
     my, mx = round(MARGIN * height), round(MARGIN * width)
-    normalised = cv2.divide(card.astype(np.float32), paper)[my : height - my, mx : width - mx]
-    np.clip(normalised, 0.0, 1.5, out=normalised)
-    b, g, r = cv2.split(normalised)
-    strength = 1.0 - cv2.min(cv2.min(b, g), r)
+    across = cv2.divide(card.astype(np.float32), paper)[my : height - my]
+    np.clip(across, 0.0, 1.5, out=across)
+    planes = cv2.split(across)  # b, g, r over the card's whole length
+    strength_across = 1.0 - cv2.min(cv2.min(planes[0], planes[1]), planes[2])
+    normalised = across[:, mx : width - mx]
+    b, g, r = (np.ascontiguousarray(plane[:, mx : width - mx]) for plane in planes)
+    strength = np.ascontiguousarray(strength_across[:, mx : width - mx])
     w = strength.shape[1]
     sample = strength[::2, ::2]  # quantiles from a quarter of the pixels are as good
     peak = _quantile(sample, 0.995)
@@ -430,6 +455,9 @@ def _read_ink(card: np.ndarray, paper: np.ndarray) -> _Ink:
         if len(contours) < len(lenient) <= 3 and _alike(lenient, lenient):
             contours = outlines = lenient
     cut = _cut_at_end(pieces, ink.shape[1], height)
+    if not cut and 1 <= len(contours) < 3:  # only a row of one or two can lack a symbol
+        ink_across = _hysteresis(strength_across, threshold, max(floor, 0.45 * threshold))
+        cut = _cut_in_rim(ink_across, height)
     return _Ink(normalised, (b, g, r), strength, ink, contours, outlines, cut)
 
 
