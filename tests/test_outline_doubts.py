@@ -9,6 +9,7 @@ probability (``outline_doubts.doubt_symbols_beyond``): the reading stays, its co
 from __future__ import annotations
 
 import numpy as np
+from conftest import PLACED_BOARDS
 from setvision.vision.find.outlines import Outline
 from setvision.vision.pipeline import MeasuredCard
 from setvision.vision.read.features import CUT_SYMBOL, CardFeatures, _cut_in_rim
@@ -19,18 +20,24 @@ SHIFTS = (0.15, 0.22, -0.22)
 #: Outlines cut on a slant at one end: how far that end's two corners move in along their long
 #: sides, in card lengths.
 SLANTS = ((0.15, 0.35), (0.05, 0.25), (0.1, 0.3), (0.3, 0.1))
-#: Boards of eight sources whose cards are cut on a slant.
+#: Boards of eight sources whose cards are cut on a slant: the six placed ones and three more.
 SLANT_BOARDS = (
-    "boards/antingshen__Set-Solver/training_raw__IMG_0574.jpg",
-    "boards/nakkstar123__set-solver/grid__IMG_5809.jpg",
-    "boards/piratefsh__set-solver/images__set-12-random-multi.jpg",
-    "boards/robertdeleon98__SET_Solver/Test_Images__test1.jpg",
-    "boards/tomwhite__set-game/data__webcam__20170604_134005.jpg",
-    "boards/dbieber__setfinder/data__input_images__12.jpg",
+    *PLACED_BOARDS,
     "boards/cire694__set_solver/misc__set14.jpg",
     "boards/nicolashahn__set-solver/image-data__all-cards__raw__20180611_105216.jpg",
     "boards/Webrewthebestbeer1__set-solver/images__DSC00511.jpg",
 )
+
+
+def _number_read(reader, image: np.ndarray, outline: Outline, along: np.ndarray):
+    """The number read (and its probability) from ``along`` (the outline's corners, starting at
+    a long side) put back in the outline's order, or None where it is not read as a card."""
+    corners = np.roll(along, outline.long_side, axis=0).astype(np.float32)
+    measured = reader.measure_outline(image, Outline(corners, False, False, outline.long_side))
+    if not isinstance(measured, MeasuredCard):
+        return None
+    reading = reader.classify([measured])[0]
+    return reading.card.number, reading.probability("number")
 
 
 def _card(symbols: int, cut: bool) -> CardFeatures:
@@ -57,18 +64,13 @@ def test_outlines_moved_along_their_cards_never_read_a_wrong_number_surely(reade
     for image, outline, labelled in placed_cards():
         along = np.roll(np.asarray(outline.corners_xy, np.float64), -outline.long_side, axis=0)
         for shift in SHIFTS:
-            moved = along + shift * (along[1] - along[0])
-            corners = np.roll(moved, outline.long_side, axis=0).astype(np.float32)
-            measured = reader.measure_outline(
-                image, Outline(corners, False, False, outline.long_side)
-            )
-            if not isinstance(measured, MeasuredCard):
+            read = _number_read(reader, image, outline, along + shift * (along[1] - along[0]))
+            if read is None:
                 continue
-            reading = reader.classify([measured])[0]
             views += 1
-            sure = reading.probability("number") >= 0.9
-            if sure and reading.card.number != labelled.card.number:
-                wrong_while_sure.append((shift, str(labelled.card), str(reading.card)))
+            number, probability = read
+            if probability >= 0.9 and number != labelled.card.number:
+                wrong_while_sure.append((shift, str(labelled.card), number))
     assert views >= 150
     assert not wrong_while_sure
 
@@ -105,16 +107,12 @@ def test_outlines_cut_on_a_slant_never_read_a_symbol_too_few_surely(reader, plac
                 a, b, c, d = (0, 1, 3, 2) if end == 0 else (1, 0, 2, 3)
                 cut[a] = along[a] + near * (along[b] - along[a])
                 cut[c] = along[c] + far * (along[d] - along[c])
-                corners = np.roll(cut, outline.long_side, axis=0).astype(np.float32)
-                measured = reader.measure_outline(
-                    image, Outline(corners, False, False, outline.long_side)
-                )
-                if not isinstance(measured, MeasuredCard):
+                read = _number_read(reader, image, outline, cut)
+                if read is None:
                     continue
-                reading = reader.classify([measured])[0]
                 views += 1
-                sure = reading.probability("number") >= 0.9
-                if sure and reading.card.number < labelled.card.number:
+                number, probability = read
+                if probability >= 0.9 and number < labelled.card.number:
                     too_few_while_sure.append((near, far, end, str(labelled.card)))
     assert views >= 300
     assert not too_few_while_sure
