@@ -76,14 +76,27 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / smaller) if smaller > 0 else 0.0
 
 
+def _clear_of(quad: np.ndarray, others: Sequence[np.ndarray]) -> bool:
+    """Whether ``quad`` is none of the cards ``others`` (overlaps none by more than
+    ``SAME_CARD``); quads whose bounding boxes do not meet share nothing and are not clipped."""
+    if not len(others):
+        return True
+    points = np.asarray(others).reshape(len(others), -1, 2)
+    low, high = quad.reshape(-1, 2).min(axis=0), quad.reshape(-1, 2).max(axis=0)
+    meet = ~((low >= points.max(axis=1)).any(axis=1) | (points.min(axis=1) >= high).any(axis=1))
+    return all(_overlap(quad, others[k]) <= SAME_CARD for k in np.flatnonzero(meet))
+
+
 def select(judged: list[Judged], accept: float) -> list[Judged]:
     """The likeliest candidates above ``accept``, no two of them one card."""
     chosen: list[Judged] = []
+    quads: list[np.ndarray] = []
     for item in sorted(judged, key=lambda j: -j.probability):
         if item.probability < accept:
             break
-        if all(_overlap(item.candidate.quad, c.candidate.quad) <= SAME_CARD for c in chosen):
+        if _clear_of(item.candidate.quad, quads):
             chosen.append(item)
+            quads.append(item.candidate.quad)
     return chosen
 
 
@@ -209,11 +222,8 @@ def doubtful(judged: list[Judged], chosen: list[Judged], model: CardnessModel) -
     """Candidates below acceptance but not below doubt, none of them one of the ``chosen``
     cards: where a card may have been missed."""
     in_doubt = [j for j in judged if model.doubt <= j.probability < model.accept]
-    return [
-        j
-        for j in select(in_doubt, model.doubt)
-        if all(_overlap(j.candidate.quad, c.candidate.quad) <= SAME_CARD for c in chosen)
-    ]
+    cards = [c.candidate.quad for c in chosen]
+    return [j for j in select(in_doubt, model.doubt) if _clear_of(j.candidate.quad, cards)]
 
 
 def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
