@@ -162,18 +162,25 @@ def _run_at_ends(points: np.ndarray, length: int) -> float:
     return float(np.ptp(points[at_end, 1])) if at_end.sum() > 1 else 0.0
 
 
+def _symbol_cut_by_end(piece: np.ndarray, columns: int, card_height: int) -> bool:
+    """Whether one piece of ink of a card ``columns`` long is symbol-sized and runs along the
+    first or last column: a symbol cut there."""
+    height = cv2.boundingRect(piece)[3]
+    return height >= CUT_SYMBOL * card_height and (
+        _run_at_ends(piece.reshape(-1, 2), columns) > 0.4 * height
+    )
+
+
+def may_lack_a_symbol(count: int) -> bool:
+    """Whether a row of ``count`` symbols could hold one more (a card has one to three)."""
+    return 1 <= count < 3
+
+
 def _cut_at_end(pieces: list[np.ndarray], columns: int, card_height: int) -> bool:
     """A symbol-sized one of the ink's ``pieces`` is cut by the card's end (left or right,
     margins left out): the outline may be misplaced along the card, and a symbol may lie
     beyond it."""
-    for piece in pieces:
-        height = cv2.boundingRect(piece)[3]
-        if (
-            height >= CUT_SYMBOL * card_height
-            and _run_at_ends(piece.reshape(-1, 2), columns) > 0.4 * height
-        ):
-            return True
-    return False
+    return any(_symbol_cut_by_end(piece, columns, card_height) for piece in pieces)
 
 
 def _cut_in_rim(ink_across: np.ndarray, card_height: int) -> bool:
@@ -184,10 +191,10 @@ def _cut_in_rim(ink_across: np.ndarray, card_height: int) -> bool:
     ``ink_across``: the card's ink over its whole length, top and bottom margins left out."""
     rows, columns = ink_across.shape
     for piece in _outer_pieces(ink_across):
-        x, y, w, h = cv2.boundingRect(piece)
-        if y <= 0 or y + h >= rows or h < CUT_SYMBOL * card_height or w < RIM_PIECE * columns:
+        _, y, w, h = cv2.boundingRect(piece)
+        if y <= 0 or y + h >= rows or w < RIM_PIECE * columns:
             continue
-        if _run_at_ends(piece.reshape(-1, 2), columns) > 0.4 * h:
+        if _symbol_cut_by_end(piece, columns, card_height):
             return True
     return False
 
@@ -442,22 +449,22 @@ def _read_ink(card: np.ndarray, paper: np.ndarray) -> _Ink:
     noise = _quantile(np.abs(sample - middle), 0.5)
     threshold = float(np.clip(0.45 * peak, max(0.06, 5 * noise + 0.02), 0.35))
     floor = max(0.05, 3 * noise + 0.02)
+    faint_level = max(floor, 0.45 * threshold)  # faint ink joined to strong
     ink = (strength > threshold).astype(np.uint8)
-    faint = cache(lambda: _hysteresis(strength, threshold, max(floor, 0.45 * threshold)))
+    faint = cache(lambda: _hysteresis(strength, threshold, faint_level))
     pieces = _outer_pieces(ink)
     contours, outlines = _symbol_contours(ink, (height, width), faint, pieces)
     # Blur and glare leave outlines broken or faint: when the row of symbols looks incomplete,
     # read again more leniently and keep that reading if it finds more symbols that look alike.
-    for high, low in ((threshold, max(floor, 0.45 * threshold)), (0.55 * threshold, floor)):
+    for high, low in ((threshold, faint_level), (0.55 * threshold, floor)):
         if complete_row(contours, w):
             break
         lenient, _ = _symbol_contours(_hysteresis(strength, high, low), (height, width))
         if len(contours) < len(lenient) <= 3 and _alike(lenient, lenient):
             contours = outlines = lenient
     cut = _cut_at_end(pieces, ink.shape[1], height)
-    if not cut and 1 <= len(contours) < 3:  # only a row of one or two can lack a symbol
-        ink_across = _hysteresis(strength_across, threshold, max(floor, 0.45 * threshold))
-        cut = _cut_in_rim(ink_across, height)
+    if not cut and may_lack_a_symbol(len(contours)):
+        cut = _cut_in_rim(_hysteresis(strength_across, threshold, faint_level), height)
     return _Ink(normalised, (b, g, r), strength, ink, contours, outlines, cut)
 
 

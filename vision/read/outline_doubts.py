@@ -7,7 +7,7 @@ with a symbol lying beyond it: the number read stays, but is no longer read sure
 from __future__ import annotations
 
 import numpy as np
-from setvision.vision.read.features import CardFeatures
+from setvision.vision.read.features import CardFeatures, may_lack_a_symbol
 
 #: Share of a number's probability given to one symbol more when a symbol is cut by the card's
 #: end: the outline may stop short of the card, so a symbol may lie beyond it (about half of
@@ -25,7 +25,7 @@ def doubt_symbols_beyond(
     number = np.array(probabilities["number"], dtype=np.float64)
     for i, card in enumerate(features):
         count = len(card.symbols)
-        if card.values.get("cut_at_end") and 1 <= count < 3:
+        if card.values.get("cut_at_end") and may_lack_a_symbol(count):
             number[i] = (1 - BEYOND_OUTLINE) * number[i]
             number[i, count] += BEYOND_OUTLINE  # the value for count + 1 symbols
     return {**probabilities, "number": number}
