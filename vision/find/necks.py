@@ -47,7 +47,8 @@ def _neck(contour: np.ndarray, size: float) -> tuple[np.ndarray, np.ndarray] | N
         return None
     points = contour[deep[:, 2], 0].astype(np.float32)
     gaps = np.linalg.norm(points[:, None] - points[None], axis=2)
-    gaps[np.tril_indices(len(points))] = np.inf
+    order = np.arange(len(points))
+    gaps[order[:, None] >= order[None, :]] = np.inf  # each pair once, never a dent with itself
     first, second = np.unravel_index(np.argmin(gaps), gaps.shape)
     if gaps[first, second] > NECK_WIDTH * size:
         return None
