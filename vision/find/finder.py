@@ -76,14 +76,20 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / smaller) if smaller > 0 else 0.0
 
 
+def _boxes_meet(quad: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Which of the quads ``others`` (N, 4, 2) have a bounding box meeting ``quad``'s: only
+    those can overlap it."""
+    points = quad.reshape(-1, 2)
+    low, high = points.min(axis=0), points.max(axis=0)
+    return ((others.min(axis=1) < high) & (others.max(axis=1) > low)).all(axis=1)
+
+
 def _clear_of(quad: np.ndarray, others: Sequence[np.ndarray]) -> bool:
     """Whether ``quad`` is none of the cards ``others`` (overlaps none by more than
-    ``SAME_CARD``); quads whose bounding boxes do not meet share nothing and are not clipped."""
+    ``SAME_CARD``)."""
     if not len(others):
         return True
-    points = np.asarray(others).reshape(len(others), -1, 2)
-    low, high = quad.reshape(-1, 2).min(axis=0), quad.reshape(-1, 2).max(axis=0)
-    meet = ~((low >= points.max(axis=1)).any(axis=1) | (points.min(axis=1) >= high).any(axis=1))
+    meet = _boxes_meet(quad, np.asarray(others).reshape(len(others), -1, 2))
     return all(_overlap(quad, others[k]) <= SAME_CARD for k in np.flatnonzero(meet))
 
 
@@ -203,11 +209,10 @@ def needs_previous(
 def unexplained_cards(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> list[np.ndarray]:
     """The net's cards that are none of the cards ``quads`` (both in one image's pixels)."""
     quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-    low, high = quads.min(axis=1), quads.max(axis=1)
     unexplained = []
-    for net_quad in net_quads:  # a quad whose box its box does not meet overlaps it by 0
-        near = ((low < net_quad.max(axis=0)) & (high > net_quad.min(axis=0))).all(axis=1)
-        if max((convex_iou(net_quad, q) for q in quads[near]), default=0.0) < EXPLAINED_IOU:
+    for net_quad in net_quads:
+        near = quads[_boxes_meet(net_quad, quads)]
+        if max((convex_iou(net_quad, q) for q in near), default=0.0) < EXPLAINED_IOU:
             unexplained.append(net_quad)
     return unexplained
 
