@@ -698,6 +698,28 @@ def _eval_find(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _eval_cut(args: argparse.Namespace, boards: list, reader) -> int:
+    from setvision.app import evaluating
+    from setvision.vision.learn.cut_eval import OUTCOMES, summarise_cuts
+
+    results = evaluating.cut_reading(boards, reader, args.jobs, Progress(len(boards)).step)
+    print("cards cut by the photo's edge: labelled boards cropped across up to 4 cards each")
+    print("| share of the card shown | cuts | " + " | ".join(OUTCOMES) + " |")
+    print("|---:|---:|" + "---:|" * len(OUTCOMES))
+    for share, counts in summarise_cuts(results).items():
+        name = "**all**" if share < 0 else f"{share:.2f}"
+        total = sum(counts.values())
+        cells = " | ".join(f"{counts[o]} ({counts[o] / max(total, 1):.1%})" for o in OUTCOMES)
+        print(f"| {name} | {total} | {cells} |")
+    reasons = Counter(r.read for r in results if r.outcome == "left out")
+    print("left out: " + ", ".join(f"{n} {reason}" for reason, n in reasons.most_common()))
+    if args.details:
+        for r in results:
+            if r.outcome == "wrong":
+                print(f"{r.file}: {r.shown:.2f} shown, read {r.read}, is {r.truth}")
+    return EXIT_OK
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from setvision.app import evaluating
     from setvision.vision.learn.evaluate import format_table, summarise
@@ -711,6 +733,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.calibration:
         return _eval_calibration(args, boards, data)
     profile = _profile(args)
+    if args.cut:
+        if args.loso:
+            raise SetvisionError("--cut reads with the shipped models: leave out --loso")
+        return _eval_cut(args, boards, _reader(args, profile))
     progress = Progress(len(boards))
     if args.loso:
         auto = not args.no_auto_calibration
@@ -1101,6 +1127,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --find: count the cards the whole reader counts (unreadable and unsure "
         "outlines left out); with --loso also the vetting levels that set unsure ones aside",
+    )
+    evaluation.add_argument(
+        "--cut",
+        action="store_true",
+        help="cards cut by the photo's edge: labelled photos cropped across their cards; "
+        "read right, left out or read wrong",
     )
     evaluation.add_argument(
         "--finder",

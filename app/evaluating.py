@@ -91,6 +91,14 @@ def _readers_without_each(
         yield source, make_reader(profile, auto=auto, models=models)
 
 
+def cut_reading(boards: list[Board], reader: CardReader, jobs: int = 1, on_done=None) -> list:
+    """The boards' cards cut by the photo's edge and read by ``reader``
+    (``vision.learn.cut_eval``)."""
+    from setvision.vision.learn.cut_eval import run_cut_reading
+
+    return run_cut_reading(boards, lambda: reader, jobs, on_done)
+
+
 # ---------------------------------------------------------------- card finding alone
 
 

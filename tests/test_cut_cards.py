@@ -1,5 +1,6 @@
 """Cards cut by the photo's edge: read when every symbol shows, completed to their whole
-outline; left out when a symbol may lie beyond the edge."""
+outline, or when two whole symbols at a three's margin tell a three; left out when a symbol
+may lie beyond the edge."""
 
 from __future__ import annotations
 
@@ -7,14 +8,18 @@ import cv2
 import numpy as np
 import pytest
 from setvision.vision.find.finder import find_cards
-from setvision.vision.pipeline import CUT_BY_BORDER, CardReader, MeasuredCard, _laid_out
+from setvision.vision.pipeline import CardReader, MeasuredCard, _laid_out
 from setvision.vision.read.cut_cards import (
+    KNOWN_NUMBER,
     MARGIN_TO_SYMBOL,
     card_frame,
     count_by_margin,
+    count_past_edge,
     cut_side,
+    known_numbers,
     shown_lengthwise,
 )
+from setvision.vision.read.features import CardFeatures
 
 #: Eight cards on black cloth; two cut by the photo's edge show all their symbols (labelled),
 #: a third shows only part of its symbol (labelled partial).
@@ -129,16 +134,59 @@ def _symbol_rows(image: np.ndarray, label: str, reader) -> tuple[np.ndarray, lis
     return card.corners_xy, sorted(rows)
 
 
-def test_a_card_whose_symbol_lies_beyond_the_edge_is_left_out(reader, cloth):
+def _cut_at(reader, image: np.ndarray, row: int, corners: np.ndarray) -> tuple[list, list]:
+    """The photo cut at ``row`` across the card at ``corners``: the cards ``reader`` reads
+    there, and the outlines left out there."""
+    layout = reader.read(np.ascontiguousarray(image[:row]))
+    low, high = corners[:, 0].min(), corners[:, 0].max()
+
+    def there(quad: np.ndarray) -> bool:
+        return quad[:, 1].max() >= row - 3 and low <= quad[:, 0].mean() <= high
+
+    return [c for c in layout.cards if there(c.corners_xy)], [
+        i for i in layout.ignored if there(i.corners_xy)
+    ]
+
+
+def test_a_card_whose_third_symbol_lies_beyond_the_edge_reads_three(reader, cloth):
     corners, rows = _symbol_rows(cloth, "3-green-solid-oval", reader)
     assert len(rows) == 3
-    # the photo cut between the card's second and third symbol: two whole ovals show
-    cut = int(round((rows[1][1] + rows[2][0]) / 2))
-    layout = reader.read(np.ascontiguousarray(cloth[:cut]))
-    shown = [c for c in layout.cards if c.corners_xy[:, 1].max() >= cut - 3]
-    assert not any(c.card.number == 2 and c.card.shape == "oval" for c in shown)
-    left_out = [i for i in layout.ignored if i.corners_xy[:, 1].max() >= cut - 3]
-    assert any(i.reason == CUT_BY_BORDER for i in left_out)
+    # the photo cut between the card's second and third symbol: two whole ovals show, at a
+    # three's margin from the card's whole end
+    shown, _ = _cut_at(reader, cloth, int(round((rows[1][1] + rows[2][0]) / 2)), corners)
+    assert [str(c.card) for c in shown] == ["3-green-solid-oval"]
+    assert shown[0].probabilities["number"][2] == 1.0
+    # cut through the third oval: it is seen cut, the two whole ones are read
+    shown, _ = _cut_at(reader, cloth, int(round((rows[2][0] + rows[2][1]) / 2)), corners)
+    assert [str(c.card) for c in shown] == ["3-green-solid-oval"]
+
+
+def _symbol(x: int, width: int = 30, height: int = 60) -> np.ndarray:
+    """A symbol's contour: a box ``width`` wide from ``x`` along a laid-out card."""
+    return np.array([[[x, 20]], [[x + width, 20]], [[x + width, 20 + height]], [[x, 20 + height]]])
+
+
+def test_two_whole_symbols_at_a_threes_margin_are_a_three():
+    # a three's margin is about 0.55 symbol widths, a two's 1.19; the gap a third of a symbol
+    assert count_past_edge([_symbol(16), _symbol(56)], [], 120) == 3
+    # the third symbol seen cut by the edge allows a margin up to the two's (not beyond it)
+    assert count_past_edge([_symbol(22), _symbol(62)], [], 120) is None
+    assert count_past_edge([_symbol(22), _symbol(62)], [_symbol(102, 18)], 120) == 3
+    assert count_past_edge([_symbol(36), _symbol(76)], [_symbol(116, 4)], 120) is None
+    # a third symbol would show whole before the edge, and none is there: not known
+    assert count_past_edge([_symbol(16), _symbol(56)], [], 160) is None
+    # one whole symbol, symbols unlike or far apart, or a cut one before the second: not known
+    assert count_past_edge([_symbol(16)], [], 60) is None
+    assert count_past_edge([_symbol(16), _symbol(56, 50)], [], 120) is None
+    assert count_past_edge([_symbol(16), _symbol(86)], [], 140) is None
+    assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(40, 5)], 120) is None
+
+
+def test_a_known_number_is_certain():
+    features = [CardFeatures({KNOWN_NUMBER: 3.0}), CardFeatures({})]
+    unsure = np.array([[0.5, 0.3, 0.2], [0.5, 0.3, 0.2]])
+    number = known_numbers(features, {"number": unsure})["number"]
+    np.testing.assert_array_equal(number, [[0, 0, 1], [0.5, 0.3, 0.2]])
 
 
 def test_a_card_cut_in_its_margin_reads_whole(reader, cloth):

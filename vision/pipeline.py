@@ -17,9 +17,12 @@ from setvision.vision.layout import NO_SYMBOLS, UNSURE, CardReading, Ignored, La
 from setvision.vision.order import reading_order
 from setvision.vision.read.classify import AttributeModels, load_models
 from setvision.vision.read.cut_cards import (
+    KNOWN_NUMBER,
     card_frame,
     count_by_margin,
+    count_past_edge,
     cut_side,
+    known_numbers,
     shown_lengthwise,
 )
 from setvision.vision.read.features import CardFeatures, complete_row, extract
@@ -95,11 +98,60 @@ def _on_paper(
     return canvas, (corners - np.float32([x0, y0])).astype(np.float32)
 
 
+def _to_image(card: np.ndarray, frame: np.ndarray) -> np.ndarray:
+    """The transform from a laid-out ``card`` image's pixels to the photo's (``frame``: its
+    corners there)."""
+    height, width = card.shape[:2]
+    corners = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    return cv2.getPerspectiveTransform(corners, np.float32(frame))
+
+
+def _at_border(contour: np.ndarray, to_image: np.ndarray, size: tuple[int, int]) -> bool:
+    """Whether a symbol (a contour in a laid-out card's pixels) may be cut by the photo's edge."""
+    points = contour.reshape(-1, 1, 2).astype(np.float32)
+    return touches_border(cv2.perspectiveTransform(points, to_image).reshape(-1, 2), size,
+                          SYMBOL_MARGIN)  # fmt: skip
+
+
+def _past_the_edge(
+    image: np.ndarray, shown: np.ndarray, card: np.ndarray, features: CardFeatures,
+    paper: tuple[float, ...],
+) -> CardFeatures | None:  # fmt: skip
+    """A cut card whose third symbol lies beyond the photo's edge or is cut by it
+    (``count_past_edge``), read from its two whole symbols: ``shown`` is the part shown
+    (``shown_lengthwise``), ``card`` that part laid out as a card (lengths along it keep their
+    proportions), ``features`` measured on it. The whole card is laid out, what lies after
+    the two whole symbols blanked with the ``paper`` colour, and measured; None when the
+    number is not known that way."""
+    size = (image.shape[1], image.shape[0])
+    frame = card_frame(shown)
+    to_image = _to_image(card, frame)
+    cut = [_at_border(c, to_image, size) for c in features.symbols]
+    whole = [c for c, is_cut in zip(features.symbols, cut) if not is_cut]
+    count = count_past_edge(whole, [c for c, is_cut in zip(features.symbols, cut) if is_cut],
+                            card.shape[1])  # fmt: skip
+    if count is None:
+        return None
+    (x1, _, w1, _), (x2, _, w2, _) = sorted(cv2.boundingRect(c) for c in whole)
+    gap = x2 - x1 - w1
+    row = 2 * x1 + 3 * (w1 + w2) / 2 + 2 * gap  # the whole card's length, in ``card``'s pixels
+    along = float(np.linalg.norm(frame[1] - frame[0])) / card.shape[1]  # photo pixels per pixel
+    laid = rectify(*_on_paper(image, card_frame(shown, row * along), paper), long_side=False)
+    blank_from = round((x2 + w2 + gap / 2) / row * laid.shape[1])
+    laid[:, blank_from:] = np.clip(np.round(paper), 0, 255).astype(np.uint8)
+    read = extract(laid)
+    if len(read.symbols) != 2:
+        return None
+    read.values[KNOWN_NUMBER] = float(count)
+    return read
+
+
 def _whole(
     image: np.ndarray, outline: Outline, shown_card: np.ndarray
 ) -> CardFeatures | Ignored | None:
     """A card cut by the image's edge across its length, judged whole: its features measured
-    on its completed outline when every symbol shows, else why it is not read; None when it is
+    on its completed outline when every symbol shows, or on its two whole symbols when a
+    third lies beyond the edge (``_past_the_edge``), else why it is not read; None when it is
     not cut that way (then only the part shown can be judged). ``shown_card``: the part shown
     laid out as any card is, whose paper's colour fills what lies beyond the image."""
     size = (image.shape[1], image.shape[0])
@@ -115,6 +167,7 @@ def _whole(
     shown_features = extract(card)
     if not _upright(shown_features):
         return None  # cut along its length: its symbols are cut too unless the part looks whole
+    cut_short = Ignored(outline.corners_xy, CUT_BY_BORDER)
     boxes = [cv2.boundingRect(c) for c in shown_features.symbols]
     start = min(box[0] for box in boxes) / width
     end = max(box[0] + box[2] for box in boxes) / width
@@ -122,20 +175,16 @@ def _whole(
     # a margin on the whole side of another number of symbols (one lies beyond the edge), or
     # of no card; blank paper before the cut proves nothing: a symbol cut may go unseen
     if count_by_margin(start, symbol_width) != len(boxes):
-        return Ignored(outline.corners_xy, CUT_BY_BORDER)
+        return _past_the_edge(image, shown, card, shown_features, paper) or cut_short
     length = float(np.linalg.norm(frame[1] - frame[0]))
     whole = card_frame(shown, max(1.0, start + end) * length)
-    card = rectify(*_on_paper(image, whole, paper), long_side=False)
-    features = extract(card)
-    height, width = card.shape[:2]
-    if not symbols_complete(features, (width, height)):
-        return Ignored(outline.corners_xy, CUT_BY_BORDER)
-    corners = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
-    to_image = cv2.getPerspectiveTransform(corners, whole)
-    points = np.vstack([c.reshape(-1, 2) for c in features.symbols]).astype(np.float32)
-    on_image = cv2.perspectiveTransform(points.reshape(-1, 1, 2), to_image).reshape(-1, 2)
-    if touches_border(on_image, size, SYMBOL_MARGIN):
-        return Ignored(outline.corners_xy, CUT_BY_BORDER)
+    card_whole = rectify(*_on_paper(image, whole, paper), long_side=False)
+    features = extract(card_whole)
+    to_image = _to_image(card_whole, whole)
+    if not symbols_complete(features, (card_whole.shape[1], card_whole.shape[0])) or any(
+        _at_border(c, to_image, size) for c in features.symbols
+    ):
+        return _past_the_edge(image, shown, card, shown_features, paper) or cut_short
     return features
 
 
@@ -199,6 +248,7 @@ class CardReader:
         probabilities = self.models.predict(features)
         if self.adjust is not None and features:
             probabilities = self.adjust(features, probabilities)
+        probabilities = known_numbers(features, probabilities)
         cards = settle(probabilities) if features else []
         probabilities = doubt_symbols_beyond(features, probabilities)  # the reading stays
         return [

@@ -11,11 +11,18 @@ of them tell what the cut hides:
   beyond the edge;
 - symbols are centred on their card, so their middle tells how far the card reaches
   (``card_frame``), and the whole card can be laid out and read.
+
+When the third symbol of a row lies beyond the edge (or is cut by it), two whole symbols at a
+three's margin tell the count (``count_past_edge``): no card has more than three. Such a card
+is read from its two whole symbols, its number known (``KNOWN_NUMBER``, ``known_numbers``).
 """
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+from setvision.solver import VALUES
+from setvision.vision.read.features import MARGIN, CardFeatures
 
 #: A card's margin beside its row of symbols (from its short edge to the nearest symbol) over
 #: one symbol's width, for 1, 2 and 3 symbols: the medians over 4,011 whole cards of every
@@ -26,6 +33,13 @@ MARGIN_TO_SYMBOL = {1: 1.84, 2: 1.19, 3: 0.55}
 MARGIN_SPREAD = 1.8
 #: A corner this close to the photo's edge (share of the photo's long side) lies on it.
 ON_EDGE = 0.006
+#: With no symbol cut by the edge in view, a margin on the whole side of at most this many
+#: symbol widths is a three's: cut short, twos measure up to 0.81 (they are told apart from
+#: threes on whole cards, ``MARGIN_TO_SYMBOL``, but not when the far end is missing).
+THREE_BY_MARGIN = 0.7
+#: Two symbols of one card: the taller at most this many times the other's height, the wider
+#: at most this many times the other's width.
+SAME_HEIGHT, SAME_WIDTH = 1.25, 1.4
 
 
 def _on_edges(points: np.ndarray, size: tuple[int, int], margin: float) -> np.ndarray:
@@ -86,3 +100,48 @@ def count_by_margin(margin: float, symbol_width: float) -> int | None:
     distance = {n: abs(np.log(ratio / typical)) for n, typical in MARGIN_TO_SYMBOL.items()}
     count = min(distance, key=distance.__getitem__)
     return count if distance[count] <= np.log(MARGIN_SPREAD) else None
+
+
+#: The feature value (not a model feature) holding a card's number when it is known without
+#: the number model: read from the margin of a card whose third symbol lies beyond the edge.
+KNOWN_NUMBER = "known_number"
+
+
+def count_past_edge(
+    whole: list[np.ndarray], cut: list[np.ndarray], shown_length: float
+) -> int | None:
+    """Three when a card's row runs on past the photo's edge: two ``whole`` symbols (contours
+    in the card laid out along its length from its whole side, ``shown_length`` pixels long),
+    alike and spaced as a row, stand at a three's margin from the whole side (within
+    ``THREE_BY_MARGIN`` unless a symbol is seen ``cut``), every cut symbol lies after them, and
+    a third symbol at their spacing would not show whole before the edge (the end's ``MARGIN``
+    left out, as ``extract`` does). None otherwise: the number is then not known."""
+    if len(whole) != 2:
+        return None
+    (x1, _, w1, h1), (x2, _, w2, h2) = sorted(cv2.boundingRect(c) for c in whole)
+    if max(h1, h2) > SAME_HEIGHT * min(h1, h2) or max(w1, w2) > SAME_WIDTH * min(w1, w2):
+        return None
+    symbol_width, gap = (w1 + w2) / 2, x2 - (x1 + w1)
+    if not 0 <= gap < symbol_width:
+        return None
+    if count_by_margin(x1 / shown_length, symbol_width / shown_length) != 3:
+        return None
+    if not cut and x1 > THREE_BY_MARGIN * symbol_width:
+        return None
+    if any(cv2.boundingRect(c)[0] < x2 + w2 for c in cut):
+        return None
+    third_end = x2 + w2 + gap + symbol_width
+    return 3 if third_end > (1 - MARGIN) * shown_length else None
+
+
+def known_numbers(
+    features: list[CardFeatures], probabilities: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """``probabilities`` with each card's number certain where it is known (``KNOWN_NUMBER``)."""
+    number = np.array(probabilities["number"], dtype=np.float64)
+    for i, card in enumerate(features):
+        known = card.values.get(KNOWN_NUMBER)
+        if known is not None:
+            number[i] = 0.0
+            number[i, VALUES["number"].index(str(int(known)))] = 1.0
+    return {**probabilities, "number": number}

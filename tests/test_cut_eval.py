@@ -1,0 +1,47 @@
+"""`eval --cut`: photos cropped across a labelled card, and what the reader made of it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+from setvision.vision.learn.cut_eval import SHOWN, crops_across, outcome
+
+#: A card lying along x in a 200 x 100 photo: 100 long, 64 across.
+CARD = np.float32([[50, 20], [150, 20], [150, 84], [50, 84]])
+
+
+def test_a_card_along_x_is_cut_by_columns_at_each_share():
+    image = np.zeros((100, 200, 3), np.uint8)
+    kept = crops_across(image, CARD, keep_start=True)
+    assert [c.shown for c in kept] == list(SHOWN)
+    first = kept[0]  # 0.55 of the card: columns 0 to 104
+    assert first.image.shape == (100, 105, 3)
+    np.testing.assert_allclose(first.card[:, 0], [50, 104, 104, 50])
+    other_end = crops_across(image, CARD, keep_start=False)[0]  # columns 95 on
+    assert other_end.image.shape == (100, 105, 3)
+    np.testing.assert_allclose(other_end.card[:, 0], [0, 55, 55, 0])
+    np.testing.assert_allclose(other_end.card[:, 1], CARD[:, 1])
+
+
+def test_a_card_turned_off_the_axes_is_not_cut():
+    centre = CARD.mean(axis=0)
+    turn = np.radians(45)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    turned = (CARD - centre) @ rotation.T + centre
+    assert crops_across(np.zeros((100, 200, 3), np.uint8), turned, True) == []
+
+
+def test_the_cut_card_is_the_reading_holding_its_shown_part():
+    shown = np.float32([[50, 20], [104, 20], [104, 84], [50, 84]])
+    elsewhere = np.float32([[0, 0], [20, 0], [20, 10], [0, 10]])
+    layout = SimpleNamespace(
+        cards=[SimpleNamespace(corners_xy=elsewhere, card="1-red-solid-oval"),
+               SimpleNamespace(corners_xy=shown, card="3-green-open-oval")],
+        ignored=[],
+    )  # fmt: skip
+    assert outcome(layout, shown, "3-green-open-oval") == ("right", "3-green-open-oval")
+    assert outcome(layout, shown, "2-green-open-oval") == ("wrong", "3-green-open-oval")
+    left_out = SimpleNamespace(cards=[], ignored=[SimpleNamespace(corners_xy=shown, reason="cut")])
+    assert outcome(left_out, shown, "2-green-open-oval") == ("left out", "cut")
+    assert outcome(SimpleNamespace(cards=[], ignored=[]), shown, "x") == ("not found", "")

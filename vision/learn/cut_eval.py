@@ -1,0 +1,153 @@
+"""Cards cut by the photo's edge, made from whole ones: read right, left out, or read wrong?
+
+Few labelled photos show a card cut by their edge, and a card read with a symbol too few is
+silently wrong. So labelled photos are cut: for up to ``CARDS_PER_BOARD`` cards of each board
+lying along one of the photo's axes (within ``MAX_TURN``), the photo is cropped across the
+card's length so that a ``SHOWN`` share of the card remains, its whole end kept, and the crop
+is read as any photo. The card is then read right, read wrong, left out (and why), or not
+found at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from setvision.vision.geometry import contains_point
+from setvision.vision.learn.dataset import Board
+from setvision.vision.learn.find_eval import _map_photos
+from setvision.vision.learn.matching import match_by_position
+
+#: The shares of a card's length left in the photo.
+SHOWN = (0.55, 0.65, 0.75, 0.85, 0.95)
+#: Cards cut on each board (spread over its labelled cards).
+CARDS_PER_BOARD = 4
+#: A card is cut only when its length lies within this many degrees of a photo axis.
+MAX_TURN = 25.0
+#: A crop narrower than this (pixels) is no photo.
+MIN_CROP = 50
+#: The outcomes, in the order reported.
+OUTCOMES = ("right", "left out", "not found", "wrong")
+
+
+@dataclass(frozen=True)
+class CutResult:
+    """One labelled card cut by the edge of a cropped photo, and what the reader made of it:
+    ``outcome`` one of ``OUTCOMES``, ``read`` the card read or why it was left out."""
+
+    file: str
+    source: str
+    shown: float
+    truth: str
+    outcome: str
+    read: str = ""
+
+
+@dataclass(frozen=True)
+class Crop:
+    """A photo cropped across a card: the share of the card shown, the crop, and where the
+    card's shown part lies in it."""
+
+    shown: float
+    image: np.ndarray
+    card: np.ndarray  # the card's corners in the crop, cut to it
+
+
+def crops_across(image: np.ndarray, corners: np.ndarray, keep_start: bool) -> list[Crop]:
+    """``image`` cropped across the card at ``corners`` at each ``SHOWN`` share of its length
+    (``keep_start``: the part before the cut, towards the image's top or left, is kept); none
+    when the card does not lie along an axis."""
+    corners = np.asarray(corners, np.float64)
+    sides = np.roll(corners, -1, axis=0) - corners
+    lengths = np.linalg.norm(sides, axis=1)
+    first = 0 if lengths[0] + lengths[2] >= lengths[1] + lengths[3] else 1
+    direction = np.abs(sides[first] / max(lengths[first], 1e-9))
+    if direction.max() < np.cos(np.radians(MAX_TURN)):
+        return []
+    axis = int(np.argmax(direction))  # 0: the card lies along x, cut by a column
+    low, high = corners[:, axis].min(), corners[:, axis].max()
+    crops = []
+    for share in SHOWN:
+        at = int(round(low + share * (high - low) if keep_start else high - share * (high - low)))
+        kept = slice(0, at) if keep_start else slice(at, None)
+        crop = image[:, kept] if axis == 0 else image[kept]
+        if min(crop.shape[:2]) < MIN_CROP:
+            continue
+        card = corners.copy()
+        card[:, axis] -= 0 if keep_start else at
+        card[:, axis] = np.clip(card[:, axis], 0, crop.shape[1 - axis] - 1)
+        crops.append(Crop(share, np.ascontiguousarray(crop), card.astype(np.float32)))
+    return crops
+
+
+def _spread(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Up to ``CARDS_PER_BOARD`` of a board's (label, outline) pairs, spread over them."""
+    pairs = sorted(pairs)
+    return pairs[:: max(1, len(pairs) // CARDS_PER_BOARD)][:CARDS_PER_BOARD]
+
+
+def outcome(layout, card: np.ndarray, truth: str) -> tuple[str, str]:
+    """What ``layout`` (a cropped photo's reading) made of the card whose shown part is
+    ``card``: (one of ``OUTCOMES``, the card read or why it was left out)."""
+    centre = tuple(np.asarray(card, np.float64).mean(axis=0))
+    for reading in layout.cards:
+        if contains_point(reading.corners_xy, centre):
+            read = str(reading.card)
+            return ("right" if read == truth else "wrong"), read
+    for ignored in layout.ignored:
+        if contains_point(ignored.corners_xy, centre):
+            return "left out", ignored.reason
+    return "not found", ""
+
+
+#: The reader of ``run_cut_reading``'s photos, made once per process.
+_READER = None
+_MAKE_READER: Callable | None = None
+
+
+def _job(board: Board) -> list[CutResult]:
+    from setvision.vision.find.finder import find_cards
+    from setvision.vision.image import load
+
+    global _READER
+    if _READER is None:
+        _READER = _MAKE_READER()
+    photo = load(board.path)
+    outlines = find_cards(photo.image).outlines
+    quads = [o.corners_xy * photo.scale for o in outlines]
+    pairs = match_by_position(quads, [c.centre for c in board.cards])
+    keep_start = int(hashlib.sha1(board.file.encode()).hexdigest()[:8], 16) % 2 == 0
+    results = []
+    for label, found in _spread(pairs):
+        truth = str(board.cards[label].card)
+        for crop in crops_across(photo.image, outlines[found].corners_xy, keep_start):
+            what, read = outcome(_READER.read(crop.image), crop.card, truth)
+            results.append(CutResult(board.file, board.source, crop.shown, truth, what, read))
+    return results
+
+
+def run_cut_reading(
+    boards: list[Board],
+    make_reader: Callable,
+    jobs: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> list[CutResult]:
+    """Every board's cards cut and read by the reader ``make_reader()`` gives."""
+    global _MAKE_READER, _READER
+    _MAKE_READER, _READER = make_reader, None
+    usable = [b for b in boards if b.has_positions and b.kind != "noisy"]
+    per_board = _map_photos(_job, usable, jobs, progress, lambda rows: "")
+    return [r for rows in per_board for r in rows]
+
+
+def summarise_cuts(results: list[CutResult]) -> dict[float, Counter]:
+    """The outcomes' counts per share shown, and over all shares (key -1)."""
+    table: dict[float, Counter] = {share: Counter() for share in SHOWN}
+    table[-1.0] = Counter()
+    for r in results:
+        table[r.shown][r.outcome] += 1
+        table[-1.0][r.outcome] += 1
+    return table
