@@ -700,23 +700,24 @@ def _eval_find(args: argparse.Namespace) -> int:
 
 def _eval_cut(args: argparse.Namespace, boards: list, reader) -> int:
     from setvision.app import evaluating
-    from setvision.vision.learn.cut_eval import OUTCOMES, summarise_cuts
+    from setvision.vision.learn.cut_eval import OUTCOMES, WRONG_WHILE_SURE, summarise_cuts
 
     results = evaluating.cut_reading(boards, reader, args.jobs, Progress(len(boards)).step)
     print("cards cut by the photo's edge: labelled boards cropped across up to 4 cards each")
-    print("| share of the card shown | cuts | " + " | ".join(OUTCOMES) + " |")
-    print("|---:|---:|" + "---:|" * len(OUTCOMES))
+    print(f"| share of the card shown | cuts | {' | '.join(OUTCOMES)} | {WRONG_WHILE_SURE} |")
+    print("|---:|---:|" + "---:|" * (len(OUTCOMES) + 1))
     for share, counts in summarise_cuts(results).items():
         name = "**all**" if share < 0 else f"{share:.2f}"
-        total = sum(counts.values())
+        total = sum(counts[o] for o in OUTCOMES)
         cells = " | ".join(f"{counts[o]} ({counts[o] / max(total, 1):.1%})" for o in OUTCOMES)
-        print(f"| {name} | {total} | {cells} |")
+        print(f"| {name} | {total} | {cells} | {counts[WRONG_WHILE_SURE]} |")
     reasons = Counter(r.read for r in results if r.outcome == "left out")
     print("left out: " + ", ".join(f"{n} {reason}" for reason, n in reasons.most_common()))
     if args.details:
         for r in results:
             if r.outcome == "wrong":
-                print(f"{r.file}: {r.shown:.2f} shown, read {r.read}, is {r.truth}")
+                sure = " (sure)" if r.sure else ""
+                print(f"{r.file}: {r.shown:.2f} shown, read {r.read}{sure}, is {r.truth}")
     return EXIT_OK
 
 

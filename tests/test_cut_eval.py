@@ -5,7 +5,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-from setvision.vision.learn.cut_eval import SHOWN, crops_across, outcome
+from setvision.vision.learn.cut_eval import (
+    SHOWN,
+    WRONG_WHILE_SURE,
+    CutResult,
+    crops_across,
+    outcome,
+    summarise_cuts,
+)
 
 #: A card lying along x in a 200 x 100 photo: 100 long, 64 across.
 CARD = np.float32([[50, 20], [150, 20], [150, 84], [50, 84]])
@@ -36,12 +43,23 @@ def test_the_cut_card_is_the_reading_holding_its_shown_part():
     shown = np.float32([[50, 20], [104, 20], [104, 84], [50, 84]])
     elsewhere = np.float32([[0, 0], [20, 0], [20, 10], [0, 10]])
     layout = SimpleNamespace(
-        cards=[SimpleNamespace(corners_xy=elsewhere, card="1-red-solid-oval"),
-               SimpleNamespace(corners_xy=shown, card="3-green-open-oval")],
+        cards=[SimpleNamespace(corners_xy=elsewhere, card="1-red-solid-oval", confident=True),
+               SimpleNamespace(corners_xy=shown, card="3-green-open-oval", confident=True)],
         ignored=[],
     )  # fmt: skip
-    assert outcome(layout, shown, "3-green-open-oval") == ("right", "3-green-open-oval")
-    assert outcome(layout, shown, "2-green-open-oval") == ("wrong", "3-green-open-oval")
+    assert outcome(layout, shown, "3-green-open-oval") == ("right", "3-green-open-oval", True)
+    assert outcome(layout, shown, "2-green-open-oval") == ("wrong", "3-green-open-oval", True)
     left_out = SimpleNamespace(cards=[], ignored=[SimpleNamespace(corners_xy=shown, reason="cut")])
-    assert outcome(left_out, shown, "2-green-open-oval") == ("left out", "cut")
-    assert outcome(SimpleNamespace(cards=[], ignored=[]), shown, "x") == ("not found", "")
+    assert outcome(left_out, shown, "2-green-open-oval") == ("left out", "cut", False)
+    assert outcome(SimpleNamespace(cards=[], ignored=[]), shown, "x") == ("not found", "", False)
+
+
+def test_cuts_are_counted_per_share_and_wrong_while_sure_apart():
+    results = [
+        CutResult("a", "s", 0.55, "1-red-solid-oval", "wrong", "2-red-solid-oval", True),
+        CutResult("a", "s", 0.55, "1-red-solid-oval", "wrong", "2-red-solid-oval", False),
+        CutResult("b", "s", 0.95, "1-red-solid-oval", "right", "1-red-solid-oval", True),
+    ]
+    table = summarise_cuts(results)
+    assert table[0.55]["wrong"] == 2 and table[0.55][WRONG_WHILE_SURE] == 1
+    assert table[-1.0]["right"] == 1 and sum(table[0.65].values()) == 0

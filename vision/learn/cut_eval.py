@@ -36,7 +36,8 @@ OUTCOMES = ("right", "left out", "not found", "wrong")
 @dataclass(frozen=True)
 class CutResult:
     """One labelled card cut by the edge of a cropped photo, and what the reader made of it:
-    ``outcome`` one of ``OUTCOMES``, ``read`` the card read or why it was left out."""
+    ``outcome`` one of ``OUTCOMES``, ``read`` the card read or why it was left out, ``sure``
+    whether it was read confidently (a "no set" may rest on it)."""
 
     file: str
     source: str
@@ -44,6 +45,7 @@ class CutResult:
     truth: str
     outcome: str
     read: str = ""
+    sure: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,18 +91,18 @@ def _spread(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return pairs[:: max(1, len(pairs) // CARDS_PER_BOARD)][:CARDS_PER_BOARD]
 
 
-def outcome(layout, card: np.ndarray, truth: str) -> tuple[str, str]:
+def outcome(layout, card: np.ndarray, truth: str) -> tuple[str, str, bool]:
     """What ``layout`` (a cropped photo's reading) made of the card whose shown part is
-    ``card``: (one of ``OUTCOMES``, the card read or why it was left out)."""
+    ``card``: (one of ``OUTCOMES``, the card read or why it was left out, read confidently)."""
     centre = tuple(np.asarray(card, np.float64).mean(axis=0))
     for reading in layout.cards:
         if contains_point(reading.corners_xy, centre):
             read = str(reading.card)
-            return ("right" if read == truth else "wrong"), read
+            return ("right" if read == truth else "wrong"), read, reading.confident
     for ignored in layout.ignored:
         if contains_point(ignored.corners_xy, centre):
-            return "left out", ignored.reason
-    return "not found", ""
+            return "left out", ignored.reason, False
+    return "not found", "", False
 
 
 #: The reader of ``run_cut_reading``'s photos, made once per process.
@@ -124,8 +126,8 @@ def _job(board: Board) -> list[CutResult]:
     for label, found in _spread(pairs):
         truth = str(board.cards[label].card)
         for crop in crops_across(photo.image, outlines[found].corners_xy, keep_start):
-            what, read = outcome(_READER.read(crop.image), crop.card, truth)
-            results.append(CutResult(board.file, board.source, crop.shown, truth, what, read))
+            what, read, sure = outcome(_READER.read(crop.image), crop.card, truth)
+            results.append(CutResult(board.file, board.source, crop.shown, truth, what, read, sure))
     return results
 
 
@@ -143,11 +145,17 @@ def run_cut_reading(
     return [r for rows in per_board for r in rows]
 
 
+#: The count of cards read wrong while read confidently, in ``summarise_cuts``' tables.
+WRONG_WHILE_SURE = "wrong while sure"
+
+
 def summarise_cuts(results: list[CutResult]) -> dict[float, Counter]:
-    """The outcomes' counts per share shown, and over all shares (key -1)."""
+    """The outcomes' counts (and ``WRONG_WHILE_SURE``) per share shown, and over all shares
+    (key -1)."""
     table: dict[float, Counter] = {share: Counter() for share in SHOWN}
     table[-1.0] = Counter()
     for r in results:
-        table[r.shown][r.outcome] += 1
-        table[-1.0][r.outcome] += 1
+        for key in (r.shown, -1.0):
+            table[key][r.outcome] += 1
+            table[key][WRONG_WHILE_SURE] += r.outcome == "wrong" and r.sure
     return table
