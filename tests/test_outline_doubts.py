@@ -12,6 +12,7 @@ import numpy as np
 from conftest import PLACED_BOARDS
 from setvision.vision.find.outlines import Outline
 from setvision.vision.pipeline import MeasuredCard
+from setvision.vision.read.cut_cards import COMPLETED_PAST_EDGE
 from setvision.vision.read.features import CUT_SYMBOL, CardFeatures, _cut_in_rim
 from setvision.vision.read.outline_doubts import BEYOND_OUTLINE, doubt_symbols_beyond
 
@@ -54,6 +55,13 @@ def test_a_symbol_cut_at_the_end_makes_one_symbol_more_likely():
     assert np.allclose(doubted["number"][1:], sure[1:])  # not cut; no fourth symbol
     assert doubted["shape"] is other["shape"]
     assert doubt_symbols_beyond([], {"number": np.empty((0, 3))})["number"].shape == (0, 3)
+
+
+def test_a_card_completed_past_the_photos_edge_may_have_one_symbol_more():
+    square = np.array([[[0, 0]], [[1, 0]], [[1, 1]], [[0, 1]]], np.int32)
+    completed = CardFeatures({COMPLETED_PAST_EDGE: 1.0}, [square])
+    doubted = doubt_symbols_beyond([completed], {"number": np.array([[1.0, 0.0, 0.0]])})
+    assert np.allclose(doubted["number"][0], [1 - BEYOND_OUTLINE, BEYOND_OUTLINE, 0.0])
 
 
 def test_outlines_moved_along_their_cards_never_read_a_wrong_number_surely(reader, placed_cards):

@@ -17,6 +17,7 @@ from setvision.vision.layout import NO_SYMBOLS, UNSURE, CardReading, Ignored, La
 from setvision.vision.order import reading_order
 from setvision.vision.read.classify import AttributeModels, load_models
 from setvision.vision.read.cut_cards import (
+    COMPLETED_PAST_EDGE,
     KNOWN_NUMBER,
     card_frame,
     count_by_margin,
@@ -185,6 +186,7 @@ def _whole(
         _at_border(c, to_image, size) for c in features.symbols
     ):
         return _past_the_edge(image, shown, card, shown_features, paper) or cut_short
+    features.values[COMPLETED_PAST_EDGE] = 1.0
     return features
 
 

@@ -105,6 +105,10 @@ def count_by_margin(margin: float, symbol_width: float) -> int | None:
 #: The feature value (not a model feature) holding a card's number when it is known without
 #: the number model: read from the margin of a card whose third symbol lies beyond the edge.
 KNOWN_NUMBER = "known_number"
+#: The feature value (not a model feature) marking a card completed past the photo's edge from
+#: the margin on its whole side: one or two symbols may lie beyond it all the same, where that
+#: margin was misread (``outline_doubts``).
+COMPLETED_PAST_EDGE = "completed_past_edge"
 
 
 def count_past_edge(

@@ -1,12 +1,16 @@
 """A card's number in doubt where its outline may stop short of the card.
 
 A symbol-sized piece of ink cut by the card's end means the outline may end inside the card,
-with a symbol lying beyond it: the number read stays, but is no longer read surely.
+with a symbol lying beyond it: the number read stays, but is no longer read surely. So with a
+card cut by the photo's edge and completed from the margin on its whole side: where that
+margin is misread (an outline drawn past the card's end onto a white table), a symbol lies
+beyond the edge (``setvision eval --cut``).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from setvision.vision.read.cut_cards import COMPLETED_PAST_EDGE
 from setvision.vision.read.features import CardFeatures, may_lack_a_symbol
 
 #: Share of a number's probability given to one symbol more when a symbol is cut by the card's
@@ -18,14 +22,16 @@ BEYOND_OUTLINE = 0.3
 def doubt_symbols_beyond(
     features: list[CardFeatures], probabilities: dict[str, np.ndarray]
 ) -> dict[str, np.ndarray]:
-    """Probabilities where each card with a symbol cut by its end (``cut_at_end``) is unsure
-    of its number: one symbol more becomes likely."""
+    """Probabilities where each card with a symbol cut by its end (``cut_at_end``), or
+    completed past the photo's edge (``COMPLETED_PAST_EDGE``), is unsure of its number: one
+    symbol more becomes likely."""
     if not features:
         return probabilities
     number = np.array(probabilities["number"], dtype=np.float64)
     for i, card in enumerate(features):
         count = len(card.symbols)
-        if card.values.get("cut_at_end") and may_lack_a_symbol(count):
+        beyond = card.values.get("cut_at_end") or card.values.get(COMPLETED_PAST_EDGE)
+        if beyond and may_lack_a_symbol(count):
             number[i] = (1 - BEYOND_OUTLINE) * number[i]
             number[i, count] += BEYOND_OUTLINE  # the value for count + 1 symbols
     return {**probabilities, "number": number}
