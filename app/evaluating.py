@@ -96,7 +96,7 @@ def cut_reading(boards: list[Board], reader: CardReader, jobs: int = 1, on_done=
     (``vision.learn.cut_eval``)."""
     from setvision.vision.learn.cut_eval import run_cut_reading
 
-    return run_cut_reading(boards, lambda: reader, jobs, on_done)
+    return run_cut_reading(boards, reader, jobs, on_done)
 
 
 # ---------------------------------------------------------------- card finding alone

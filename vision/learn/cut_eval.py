@@ -105,18 +105,14 @@ def outcome(layout, card: np.ndarray, truth: str) -> tuple[str, str, bool]:
     return "not found", "", False
 
 
-#: The reader of ``run_cut_reading``'s photos, made once per process.
+#: The reader of ``run_cut_reading``'s photos (set before its worker processes are forked).
 _READER = None
-_MAKE_READER: Callable | None = None
 
 
 def _job(board: Board) -> list[CutResult]:
     from setvision.vision.find.finder import find_cards
     from setvision.vision.image import load
 
-    global _READER
-    if _READER is None:
-        _READER = _MAKE_READER()
     photo = load(board.path)
     outlines = find_cards(photo.image).outlines
     quads = [o.corners_xy * photo.scale for o in outlines]
@@ -132,14 +128,11 @@ def _job(board: Board) -> list[CutResult]:
 
 
 def run_cut_reading(
-    boards: list[Board],
-    make_reader: Callable,
-    jobs: int = 1,
-    progress: Callable[[str], None] | None = None,
+    boards: list[Board], reader, jobs: int = 1, progress: Callable[[str], None] | None = None
 ) -> list[CutResult]:
-    """Every board's cards cut and read by the reader ``make_reader()`` gives."""
-    global _MAKE_READER, _READER
-    _MAKE_READER, _READER = make_reader, None
+    """Every board's cards cut and read by ``reader`` (a ``CardReader``)."""
+    global _READER
+    _READER = reader
     usable = [b for b in boards if b.has_positions and b.kind != "noisy"]
     per_board = _map_photos(_job, usable, jobs, progress, lambda rows: "")
     return [r for rows in per_board for r in rows]
