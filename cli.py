@@ -660,7 +660,11 @@ def _print_held_out_reading(held: list, unseen: list) -> None:
 
 def _eval_find(args: argparse.Namespace) -> int:
     from setvision.app import evaluating
-    from setvision.vision.learn.find_eval import format_find_table, summarise_finding
+    from setvision.vision.learn.find_eval import (
+        format_find_table,
+        incomplete_lines,
+        summarise_finding,
+    )
 
     data = data_dir(args.data)
     if args.read and args.finder != "learned":
@@ -668,6 +672,11 @@ def _eval_find(args: argparse.Namespace) -> int:
     if args.loso:
         report = evaluating.held_out_finding(data, args.jobs, Progress(1).step)
         _print_held_out(report)
+        if args.details:
+            print("\nphotos held out not found complete (each judged as in the tables above)")
+            print("\n".join(incomplete_lines(report.held_out)))
+            print("\nthe new source's photos not found complete by the finder fitted without it")
+            print("\n".join(incomplete_lines(report.unseen_source)))
         if args.read:
             truths = evaluating.finding_truths(data)
             progress = Progress(len(report.held_out) + len(report.unseen_source))
@@ -692,9 +701,7 @@ def _eval_find(args: argparse.Namespace) -> int:
     results = evaluating.evaluate_finding(truths, finder, args.jobs, progress.step)
     print(format_find_table(summarise_finding(results)))
     if args.details:
-        for r in results:
-            if not r.complete:
-                print(f"{r.file}: found {r.found}/{r.labelled}, false {r.false_detections}")
+        print("\n".join(incomplete_lines(results)))
     return EXIT_OK
 
 
@@ -1107,7 +1114,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="leave-one-source-out: read each source with models fitted without it",
     )
-    evaluation.add_argument("--details", action="store_true", help="list the boards not read right")
+    evaluation.add_argument(
+        "--details",
+        action="store_true",
+        help="list the boards not read right (with --find: the photos not found complete)",
+    )
     evaluation.add_argument(
         "--calibration",
         action="store_true",

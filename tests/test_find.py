@@ -450,7 +450,7 @@ def test_eval_find_prints_recall_and_precision_per_source(capsys, boards):
         for b in boards.values()
         if b.source == "antingshen/Set-Solver" and b.has_positions and b.kind != "noisy"
     ]
-    assert main(["eval", "--find", "--source", "antingshen"]) == 0
+    assert main(["eval", "--find", "--source", "antingshen", "--details"]) == 0
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.startswith("| source"))
     for column in ("photos", "cards", "recall", "precision", "every card"):
@@ -463,6 +463,9 @@ def test_eval_find_prints_recall_and_precision_per_source(capsys, boards):
     assert int(cells[1]) == len(placed) > 0  # photos
     assert int(cells[2]) == sum(len(b.cards) for b in placed)  # cards
     assert all(0.0 <= float(c) <= 1.0 for c in cells[3:6])  # recall, precision, complete
+    listed = [line for line in out.splitlines() if ": found " in line]
+    assert len(listed) == round(int(cells[1]) * (1 - float(cells[5])))  # the photos not complete
+    assert all(line.startswith("boards/antingshen__Set-Solver/") for line in listed)
 
 
 def test_eval_find_scales_prints_agreement_per_source(capsys):

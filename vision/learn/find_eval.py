@@ -258,6 +258,18 @@ def _summary(rows: list[FindResult]) -> FindSummary:
     )  # fmt: skip
 
 
+def incomplete_lines(results: Iterable[FindResult]) -> list[str]:
+    """One line per photo not found complete: cards found of those labelled, false cards, and
+    whether the previous finder was asked."""
+    return [
+        f"{r.file}: found {r.found}/{r.labelled}, false {r.false_detections}"
+        + (", previous finder asked" if r.fallback else "")
+        + (f", error {r.error}" if r.error else "")
+        for r in results
+        if not r.complete
+    ]
+
+
 def _ms(value: float) -> str:
     return f"{value:.0f}" if value > 0 else "-"  # not timed (judged from cached candidates)
 
