@@ -248,11 +248,20 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from setvision.app.annotating import write_annotated
     from setvision.app.reading import read_photo
     from setvision.vision.contract import error_record
-    from setvision.vision.report.files import annotated_outputs, writable_folder
+    from setvision.vision.report.files import (
+        annotated_file,
+        annotated_outputs,
+        names_an_image,
+        writable_folder,
+    )
     from setvision.vision.report.overlay import Annotator
 
     paths = expand_paths(args.paths)
-    outputs = annotated_outputs(writable_folder(args.out, "--out"), paths) if args.out else None
+    outputs = None
+    if args.out and names_an_image(args.out):
+        outputs = annotated_file(args.out, paths, "--out")
+    elif args.out:
+        outputs = annotated_outputs(writable_folder(args.out, "--out"), paths)
     profile = _profile(args)
     reader = _reader(args, profile)
     annotator = Annotator(reveal=args.reveal)
@@ -1027,7 +1036,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     detect = sub.add_parser("detect", help="find every card and set on photos")
     detect.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders")
-    detect.add_argument("--out", metavar="DIR", help="write annotated images here")
+    detect.add_argument(
+        "--out", metavar="DIR", help="write annotated images here (or NAME.jpg/.png: one photo's)"
+    )
     detect.add_argument("--json", action="store_true", help="JSON Lines (shared/contract)")
     detect.add_argument("--reveal", choices=REVEALS, default="all", help="how much to show")
     _add_reading_options(detect)

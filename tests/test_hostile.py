@@ -242,6 +242,29 @@ def test_detect_keeps_a_file_it_did_not_write_and_replaces_its_own(tmp_path, cap
     assert sorted(p.name for p in out.iterdir()) == ["table.annotated.jpg"]
 
 
+def test_out_naming_an_image_writes_that_one_file_and_never_a_users(tmp_path, capsys, small_jpeg):
+    photo = tmp_path / "table.jpg"
+    photo.write_bytes(small_jpeg)
+    for name in ("result.jpg", "result.PNG"):
+        out = tmp_path / "new" / name
+        for note in ("", " (replaces an earlier annotated image)"):
+            assert main(["detect", str(photo), "--out", str(out), "--reveal", "none"]) == 0
+            assert f"annotated: {out}{note}\n" in capsys.readouterr().out
+            assert out.is_file() and _decoded(out.read_bytes()).shape == _decoded(small_jpeg).shape
+    users = tmp_path / "mine.png"
+    users.write_bytes(b"someone's own file")
+    for out, says in (
+        (users, "a file not written by setvision is there"),
+        (photo, "that is one of the photos read"),
+    ):
+        assert main(["detect", str(photo), "--out", str(out)]) == 2
+        assert says in _one_error_line(capsys.readouterr().err)
+    assert main(["detect", str(photo), str(photo), "--out", str(tmp_path / "two.jpg")]) == 2
+    assert "give --out a folder" in _one_error_line(capsys.readouterr().err)
+    assert users.read_bytes() == b"someone's own file" and photo.read_bytes() == small_jpeg
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["result.PNG", "result.jpg"]
+
+
 # ---------------------------------------------------------------- 6. formulas in results.csv
 
 

@@ -14,6 +14,7 @@ import itertools
 import os
 import struct
 import tempfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -29,6 +30,15 @@ SHOWN = "setvision-shown"
 #: JPEG comment written into annotated images: marks a file this program may replace.
 MARK = b"setvision annotated image"
 _COMMENT = b"\xff\xfe" + struct.pack(">H", len(MARK) + 2) + MARK
+#: The same mark as a PNG text chunk, right after the header chunk (a PNG's first 33 bytes).
+_PNG_TEXT = b"Comment\x00" + MARK
+_PNG_CHUNK = (
+    struct.pack(">I", len(_PNG_TEXT))
+    + b"tEXt"
+    + _PNG_TEXT
+    + struct.pack(">I", zlib.crc32(b"tEXt" + _PNG_TEXT))
+)
+_PNG_HEADER = 33
 WRITABLE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
@@ -94,10 +104,12 @@ def write_file(path: str, data: bytes) -> None:
 def write_image(
     path: str, image: np.ndarray, quality: int | None = None, mark: bool = False
 ) -> None:
-    """Write ``image`` in the format of ``path``'s suffix; ``mark`` a JPEG as ours."""
+    """Write ``image`` in the format of ``path``'s suffix; ``mark`` it as ours (JPEG or PNG)."""
     data = encode_image(image, os.path.splitext(path)[1] or ".jpg", quality)
     if mark and data[:2] == b"\xff\xd8":
         data = data[:2] + _COMMENT + data[2:]
+    elif mark and data[:8] == b"\x89PNG\r\n\x1a\n":
+        data = data[:_PNG_HEADER] + _PNG_CHUNK + data[_PNG_HEADER:]
     write_file(path, data)
 
 
@@ -107,9 +119,12 @@ def is_marked(path: str) -> bool:
         return False
     try:
         with open(path, "rb") as handle:
-            return handle.read(2 + len(_COMMENT)) == b"\xff\xd8" + _COMMENT
+            start = handle.read(_PNG_HEADER + len(_PNG_CHUNK))
     except OSError:
         return False
+    return start.startswith(b"\xff\xd8" + _COMMENT) or (
+        start[:8] == b"\x89PNG\r\n\x1a\n" and start[_PNG_HEADER:] == _PNG_CHUNK
+    )
 
 
 def writable_folder(path: str, option: str) -> str:
@@ -177,6 +192,27 @@ def annotated_outputs(out_dir: str, sources: Sequence[str]) -> list[Output]:
             note = ""
         outputs.append(Output(path, shown(note)))
     return outputs
+
+
+def names_an_image(path: str) -> bool:
+    """Whether ``--out path`` names one image file (by its suffix), not a folder."""
+    return os.path.splitext(path)[1].lower() in WRITABLE_SUFFIXES and not os.path.isdir(path)
+
+
+def annotated_file(path: str, sources: Sequence[str], option: str) -> list[Output]:
+    """The one annotated image named ``path`` (``--out table.jpg``): for a single photo only,
+    never onto that photo or a file setvision did not write."""
+    if len(sources) != 1:
+        raise SetvisionError(
+            f"{shown(path)}: {option} names one image, but {len(sources)} photos are read: "
+            f"give {option} a folder"
+        )
+    reason = _clash(path, {_key(sources[0])}, {i for i in [_file_id(sources[0])] if i}, set())
+    if reason:
+        raise SetvisionError(f"{shown(path)}: {reason}; give {option} another name or a folder")
+    writable_folder(os.path.dirname(path) or ".", option)
+    note = "replaces an earlier annotated image" if os.path.lexists(path) else ""
+    return [Output(path, note)]
 
 
 def _clash(path: str, inputs: set[str], input_ids: set[tuple[int, int]], taken: set[str]) -> str:
