@@ -644,6 +644,7 @@ def _print_held_out(report) -> None:
 def _print_held_out_reading(held: list, unseen: list) -> None:
     from setvision.vision.learn.find_eval import format_find_table, summarise_finding
     from setvision.vision.learn.vetting_eval import NO_VETTING, vetting_options
+    from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS
     from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE
 
     shipped = (FINDER_UNSURE, READER_UNSURE)
@@ -665,6 +666,16 @@ def _print_held_out_reading(held: list, unseen: list) -> None:
         mark = "  (shipped)" if (f, r) == shipped else ""
         print(f"  {name}: {complete:.3f} {recall:.4f} {precision:.4f} | "
               f"{c2:.3f} {r2:.4f} {p2:.4f}{mark}")  # fmt: skip
+    print("\nplaces the card net sees and no candidate outlines, counted as cards from this read "
+          "confidence (1.01: none): every card and nothing extra, recall, precision; held out, "
+          "then the new source unseen")  # fmt: skip
+    for level in RESCUE_LEVELS:
+        row = []
+        for photos in (held, unseen):
+            s = summarise_finding([p.result_rescued(level) for p in photos])["all"]
+            row.append(f"{s.complete:.3f} {s.recall:.4f} {s.precision:.4f}")
+        mark = "  (shipped)" if level == RESCUE_CONFIDENCE else ""
+        print(f"  {level:g}: {row[0]} | {row[1]}{mark}")
 
 
 def _eval_find(args: argparse.Namespace) -> int:

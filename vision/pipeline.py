@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -29,6 +29,7 @@ from setvision.vision.read.cut_cards import (
 from setvision.vision.read.features import CardFeatures, complete_row, extract
 from setvision.vision.read.outline_doubts import doubt_symbols_beyond
 from setvision.vision.read.rectify import rectify
+from setvision.vision.read.rescue import RESCUE_CONFIDENCE, rescued
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
 
@@ -215,8 +216,26 @@ class CardReader:
                 measured.append(replace(result, found_probability=probability))
             else:
                 ignored.append(result)
+        taken = self.rescue(image, found.net_places)
+        measured += taken
+        possible = [q for q in found.possible if not any(q is m.outline.corners_xy for m in taken)]
         timings["measure"] = (time.perf_counter() - start) * 1000
-        return measured, ignored, timings, found.possible
+        return measured, ignored, timings, possible
+
+    def rescue(
+        self, image: np.ndarray, places: Sequence[Outline], level: float = RESCUE_CONFIDENCE
+    ) -> list[MeasuredCard]:
+        """The ``places`` where the card net sees a card that no candidate outlines, measured,
+        that read as a card with at least ``level`` confidence (see ``vision.read.rescue``);
+        the finder gave them no probability (0)."""
+        taken = []
+        for place in places:
+            result = self.measure_outline(image, place)
+            if isinstance(result, MeasuredCard) and rescued(
+                self.classify([result])[0].confidence, level
+            ):
+                taken.append(replace(result, found_probability=0.0))
+        return taken
 
     @staticmethod
     def measure_outline(

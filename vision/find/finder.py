@@ -113,11 +113,15 @@ class Found:
     ``possible``: quads (image pixels) that look enough like a card that one may have been
     missed there; a "no set" must not be said while any remains unexplained. ``probabilities``:
     the model's probability that each outline is a card (in the order of ``outlines``).
+    ``net_places``: those of ``possible`` (the same corner arrays) where the card net sees a
+    card that no candidate explains, their sides snapped to the photo's edges: the reader may
+    take them for cards (``vision.read.rescue``).
     """
 
     outlines: list[Outline]
     possible: list[np.ndarray]
     probabilities: list[float]
+    net_places: tuple[Outline, ...] = ()
 
 
 def _to_image(quads: np.ndarray, image: np.ndarray, factor: float) -> np.ndarray:
@@ -251,6 +255,7 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
         missed = unexplained_cards(seen, _quads_of(chosen))
     quads = _to_image(_quads_of(chosen), image, factor)
     margin = BORDER_PX / factor
+    size = (image.shape[1], image.shape[0])
     outlines = []
     for quad, item in zip(quads, chosen):
         candidate = item.candidate
@@ -259,12 +264,23 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
             long_side = long_side_index(quad)
         else:  # the previous finder's corners keep their order (its long side refers to it)
             long_side = candidate.long_side
-        touches = touches_border(quad, (image.shape[1], image.shape[0]), margin)
+        touches = touches_border(quad, size, margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
     doubt_quads = _quads_of(in_doubt)
     missed = unexplained_cards(missed, doubt_quads)  # none of the cards nor of the doubts
-    possible = [order_corners(q / factor) for q in [*doubt_quads, *missed]]
-    return Found(outlines, possible, [j.probability for j in chosen])
+    net_places = [
+        place_outline(q, size, margin) for q in _to_image(np.array(missed), image, factor)
+    ]
+    possible = [order_corners(q / factor) for q in doubt_quads]
+    possible += [place.corners_xy for place in net_places]
+    return Found(outlines, possible, [j.probability for j in chosen], tuple(net_places))
+
+
+def place_outline(quad: np.ndarray, size: tuple[int, int], margin: float) -> Outline:
+    """A place where a card may be (image pixels) as an outline to read: corners in order, its
+    long side told by its shape, touching the border within ``margin`` pixels."""
+    corners = order_corners(np.asarray(quad, np.float32))
+    return Outline(corners, touches_border(corners, size, margin), False, long_side_index(corners))
 
 
 def _quads_of(judged: Sequence[Judged]) -> np.ndarray:

@@ -354,6 +354,10 @@ class HeldOutOutlines:
     file: str
     quads: tuple[np.ndarray, ...]
     probabilities: tuple[float, ...]
+    #: where the card net sees a card that neither a card nor a doubt explains (labels' pixels,
+    #: not yet snapped), and how far ``find_cards`` snaps their sides (labels' pixels)
+    net_places: tuple[np.ndarray, ...] = ()
+    snap_reach: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -369,6 +373,10 @@ class SentOrNot:
     fast_outlines: HeldOutOutlines | None = None
     both_outlines: HeldOutOutlines | None = None
     net_sees_more: frozenset[float] = frozenset()
+    net: NetCards | None = None  # the card net's cards (work pixels) by interior level
+    fast_doubts: np.ndarray | None = None  # the doubts beside the cards found (work pixels)
+    both_doubts: np.ndarray | None = None
+    to_original: float = 1.0  # work pixels to the labels' pixels
 
     def sent(self, model: CardnessModel) -> bool:
         """Whether ``find_cards`` with ``model``'s levels asks the previous finder (as
@@ -379,8 +387,21 @@ class SentOrNot:
         return unexplained or self.doubt >= model.recheck
 
     def outlines(self, model: CardnessModel) -> HeldOutOutlines | None:
-        """The cards found with ``model``'s levels for sending a photo to the previous finder."""
-        return self.both_outlines if self.sent(model) else self.fast_outlines
+        """The cards found with ``model``'s levels for sending a photo to the previous finder,
+        and the places where the net (at ``model``'s level) sees a card that none explains."""
+        from setvision.vision.find.finder import unexplained_cards
+        from setvision.vision.find.outlines import SNAP_PX
+
+        sent = self.sent(model)
+        found = self.both_outlines if sent else self.fast_outlines
+        seen = (self.net or {}).get(model.net_interior, [])
+        if found is None or not seen:
+            return found
+        quads = np.array(found.quads, np.float32).reshape(-1, 4, 2) / np.float32(self.to_original)
+        doubts = self.both_doubts if sent else self.fast_doubts
+        places = unexplained_cards(unexplained_cards(seen, quads), doubts)
+        return replace(found, net_places=tuple(q * self.to_original for q in places),
+                       snap_reach=SNAP_PX * self.to_original)  # fmt: skip
 
 
 def both_ways(
@@ -412,15 +433,22 @@ def both_ways(
         return FindResult(truth.file, truth.source, truth.group, truth.labelled, found,
                           len(found_outlines.quads), false, 0.0, fallback=sent)  # fmt: skip
 
+    def quads_of(items: list[Judged]) -> np.ndarray:
+        return np.array([j.candidate.quad for j in items], np.float32).reshape(-1, 4, 2)
+
     candidates = judged(fast, held.fast)
     chosen = select(candidates, model.accept)
-    quads = np.array([j.candidate.quad for j in chosen], np.float32).reshape(-1, 4, 2)
+    quads = quads_of(chosen)
     left = paper_left(photo.paper, photo.ink, quads, min(RECHECK_UNEXPLAINED))
-    doubt = max((j.probability for j in doubtful(candidates, chosen, model)), default=0.0)
-    everything = select(judged(np.ones(len(fast), bool), held.all), model.accept)
+    doubts = doubtful(candidates, chosen, model)
+    doubt = max((j.probability for j in doubts), default=0.0)
+    every_candidate = judged(np.ones(len(fast), bool), held.all)
+    everything = select(every_candidate, model.accept)
     alone, both = outlines(chosen), outlines(everything)
     seen = frozenset(level for level, cards in (net or {}).items() if net_sees_more(cards, quads))
-    return SentOrNot(result(alone, False), result(both, True), left, doubt, alone, both, seen)
+    both_doubts = quads_of(doubtful(every_candidate, everything, model))
+    return SentOrNot(result(alone, False), result(both, True), left, doubt, alone, both, seen,
+                     net, quads_of(doubts), both_doubts, photo.to_original)  # fmt: skip
 
 
 def judge_held_out(

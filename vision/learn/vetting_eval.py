@@ -9,13 +9,16 @@ read as ``CardReader.read`` reads them, and scored again at every pair of vettin
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+from setvision.vision.find.finder import place_outline
+from setvision.vision.find.fit import snap_sides
 from setvision.vision.geometry import long_side_index, order_corners, touches_border
 from setvision.vision.learn.find_eval import FindResult, FindTruth, _map_photos, score_found
 from setvision.vision.learn.find_training import HeldOutOutlines
-from setvision.vision.read.vetting import set_aside
+from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS, rescued
+from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE, set_aside
 
 #: The vetting levels tried: (finder unsure below, reader unsure below); (0, 0) sets none aside.
 VETTING_LEVELS = tuple(
@@ -34,10 +37,20 @@ class ReadPhoto:
     labelled: int
     counted: dict[tuple[float, float], tuple[int, int]]
     error: str | None = None
+    #: at the shipped vetting levels, by the confidence a place the net sees needs to be
+    #: counted (``RESCUE_LEVELS``): (cards counted, false cards counted)
+    rescued: dict[float, tuple[int, int]] = field(default_factory=dict)
 
     def result(self, levels: tuple[float, float]) -> FindResult:
         """The photo scored on the outlines counted as cards at ``levels``."""
-        found, false = self.counted.get(levels, (0, 0))
+        return self._scored(self.counted.get(levels, (0, 0)))
+
+    def result_rescued(self, level: float) -> FindResult:
+        """The photo scored with the net's places counted from read confidence ``level``."""
+        return self._scored(self.rescued.get(level, (0, 0)))
+
+    def _scored(self, counts: tuple[int, int]) -> FindResult:
+        found, false = counts
         return FindResult(self.file, self.source, self.group, self.labelled, found,
                           found + false, false, 0.0, self.error)  # fmt: skip
 
@@ -80,16 +93,32 @@ def read_found(
             quads.append(quad)
             cards.append(measured)
             probabilities.append(probability)
-    confidences = [r.confidence for r in reader.classify(cards)] if cards else []
-    counted = {}
-    for finder_unsure, reader_unsure in (NO_VETTING, *VETTING_LEVELS):
-        kept = [
-            quad
-            for quad, p, c in zip(quads, probabilities, confidences)
-            if not set_aside(p, c, finder_unsure, reader_unsure)
-        ]
-        counted[(finder_unsure, reader_unsure)] = score_found(truth, kept)
-    return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, counted)
+    places = []  # (place, its measurement, read alone: confidence)
+    if outlines.net_places:
+        shown = np.array(outlines.net_places, np.float32) / np.float32(scale)
+        for quad in snap_sides(image, shown, outlines.snap_reach / scale):
+            measured = reader.measure_outline(image, place_outline(quad, size, 2.0))
+            if isinstance(measured, MeasuredCard):
+                alone = reader.classify([measured])[0].confidence
+                places.append((measured.outline.corners_xy * np.float32(scale), measured, alone))
+
+    def read_with(level: float) -> tuple[list, list[float], list[float]]:
+        taken = [(quad, card) for quad, card, alone in places if rescued(alone, level)]
+        every = cards + [card for _, card in taken]
+        confidences = [r.confidence for r in reader.classify(every)] if every else []
+        return quads + [quad for quad, _ in taken], probabilities + [0.0] * len(taken), confidences
+
+    def counted_at(read, finder_unsure: float, reader_unsure: float) -> tuple[int, int]:
+        kept = [q for q, p, c in zip(*read) if not set_aside(p, c, finder_unsure, reader_unsure)]
+        return score_found(truth, kept)
+
+    by_level = {level: read_with(level) for level in {*RESCUE_LEVELS, RESCUE_CONFIDENCE}}
+    shipped = by_level[RESCUE_CONFIDENCE]
+    counted = {levels: counted_at(shipped, *levels) for levels in (NO_VETTING, *VETTING_LEVELS)}
+    vetting = (FINDER_UNSURE, READER_UNSURE)
+    rescued_counts = {level: counted_at(read, *vetting) for level, read in by_level.items()}
+    return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, counted,
+                     rescued=rescued_counts)  # fmt: skip
 
 
 #: The reader of ``read_held_out``'s photos (set before its worker processes are forked).

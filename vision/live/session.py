@@ -46,6 +46,7 @@ from setvision.vision.live.motion import (
 from setvision.vision.live.source import Frame
 from setvision.vision.live.tracking import LiveLayout, Track, Tracker
 from setvision.vision.pipeline import CardReader, MeasuredCard
+from setvision.vision.read.rescue import rescued
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
 
@@ -107,6 +108,7 @@ class _Pending:
     reason: str  # "new" | "changed" (found by detection) | "check" (not found) | "refresh"
     thumb: np.ndarray
     found_probability: float = 1.0  # the finder's, for a new card
+    net_place: bool = False  # a place the card net sees and no candidate outlines
 
 
 @dataclass
@@ -247,6 +249,12 @@ class LiveAnalyser:
             else:
                 thumb = work.thumb(outline.corners_xy)
                 pending.append(_Pending(outline, None, "new", thumb, probability))
+        for place in found.net_places:  # taken only if read surely (``vision.read.rescue``)
+            corners = (place.corners_xy / work.factor).astype(np.float32)
+            if not self._covered(corners) and self._unreadable(corners) is None:
+                thumb = work.thumb(corners)
+                pending.append(_Pending(replace(place, corners_xy=corners), None, "new", thumb,
+                                        0.0, net_place=True))  # fmt: skip
         self._rejected, self._ignored = rejected, tuple(ignored)
         return pending
 
@@ -363,6 +371,8 @@ class LiveAnalyser:
             found = self.reader.measure_outline(work.image, item.outline)
             if isinstance(found, MeasuredCard):
                 fresh.append((item, found))
+            elif item.net_place:
+                continue  # the net's coarse place holds no card to read: nothing to show
             elif item.reason == "new":
                 ignored.append(found)
                 self._rejected.append(found)
@@ -380,7 +390,10 @@ class LiveAnalyser:
         readings = self.reader.classify(context + [m for _, m in fresh])[len(context) :]
         aside = []  # read again at the next detection: a card seen blurred may read then
         for (item, measured), reading in zip(fresh, readings):
-            if item.reason == "new" and set_aside(item.found_probability, reading.confidence):
+            if item.reason == "new" and (
+                set_aside(item.found_probability, reading.confidence)
+                or (item.net_place and not rescued(reading.confidence))
+            ):
                 aside.append(Ignored(measured.outline.corners_xy, UNSURE))
             elif item.reason == "new":
                 corners = measured.outline.corners_xy
