@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 from setvision.solver import ATTRIBUTES
-from setvision.vision.find.finder import find_cards
+from setvision.vision.find.finder import find_cards, unexplained_cards
 from setvision.vision.find.outlines import Outline
 from setvision.vision.geometry import touches_border
 from setvision.vision.image import Photo, as_bgr
@@ -218,7 +218,8 @@ class CardReader:
                 ignored.append(result)
         taken = self.rescue(image, found.net_places)
         measured += taken
-        possible = [q for q in found.possible if not any(q is m.outline.corners_xy for m in taken)]
+        cards = np.array([m.outline.corners_xy for m in taken], np.float32).reshape(-1, 4, 2)
+        possible = unexplained_cards(found.possible, cards)  # a card taken explains its place
         timings["measure"] = (time.perf_counter() - start) * 1000
         return measured, ignored, timings, possible
 

@@ -40,6 +40,10 @@ SAME_CARD = 0.3
 #: A card of the net's overlapping a found card by at least this (intersection over union) is
 #: that card; below it, the net sees a card the found ones do not explain.
 EXPLAINED_IOU = 0.2
+#: The card net's cards at this interior probability that neither a card found nor a doubt
+#: explains are places the reader may take for cards (``Found.net_places``); one of the
+#: levels held-out net cards are kept at (``find_training.NET_LEVELS``), to be measured.
+PLACE_INTERIOR = 0.7
 #: Spots of coloured ink up to this share of a typical card can be a symbol's print; larger
 #: ones are the table between cards.
 SYMBOL_SPOT = 0.5
@@ -113,9 +117,9 @@ class Found:
     ``possible``: quads (image pixels) that look enough like a card that one may have been
     missed there; a "no set" must not be said while any remains unexplained. ``probabilities``:
     the model's probability that each outline is a card (in the order of ``outlines``).
-    ``net_places``: those of ``possible`` (the same corner arrays) where the card net sees a
-    card that no candidate explains, their sides snapped to the photo's edges: the reader may
-    take them for cards (``vision.read.rescue``).
+    ``net_places``: where the card net sees a card (at ``PLACE_INTERIOR``) that neither an
+    outline nor a doubt explains, its sides snapped to the photo's edges: the reader may take
+    them for cards (``vision.read.rescue``).
     """
 
     outlines: list[Outline]
@@ -244,8 +248,9 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     chosen = select(judged, model.accept)
     ink = maps.ink() if model.unexplained_ink > 0 else None  # asked for by the model only
     seen = []  # the card net's cards (work pixels), where the model asks for the net
-    if np.isfinite(model.net_interior):
-        seen = net_cards(card_maps(small, load_card_net()), model.net_interior)
+    net = card_maps(small, load_card_net()) if np.isfinite(model.net_interior) else None
+    if net is not None:
+        seen = net_cards(net, model.net_interior)
     in_doubt = doubtful(judged, chosen, model)
     missed = unexplained_cards(seen, _quads_of(chosen))
     if missed or needs_previous(maps.paper(), ink, chosen, in_doubt, model):
@@ -268,11 +273,14 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
     doubt_quads = _quads_of(in_doubt)
     missed = unexplained_cards(missed, doubt_quads)  # none of the cards nor of the doubts
+    possible = [order_corners(q / factor) for q in [*doubt_quads, *missed]]
+    places = []
+    if net is not None:
+        places = unexplained_cards(net_cards(net, PLACE_INTERIOR), _quads_of(chosen))
+        places = unexplained_cards(places, doubt_quads)
     net_places = [
-        place_outline(q, size, margin) for q in _to_image(np.array(missed), image, factor)
+        place_outline(q, size, margin) for q in _to_image(np.array(places), image, factor)
     ]
-    possible = [order_corners(q / factor) for q in doubt_quads]
-    possible += [place.corners_xy for place in net_places]
     return Found(outlines, possible, [j.probability for j in chosen], tuple(net_places))
 
 

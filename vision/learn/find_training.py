@@ -388,13 +388,13 @@ class SentOrNot:
 
     def outlines(self, model: CardnessModel) -> HeldOutOutlines | None:
         """The cards found with ``model``'s levels for sending a photo to the previous finder,
-        and the places where the net (at ``model``'s level) sees a card that none explains."""
-        from setvision.vision.find.finder import unexplained_cards
+        and the places where the net sees a card that none explains (``Found.net_places``)."""
+        from setvision.vision.find.finder import PLACE_INTERIOR, unexplained_cards
         from setvision.vision.find.outlines import SNAP_PX
 
         sent = self.sent(model)
         found = self.both_outlines if sent else self.fast_outlines
-        seen = (self.net or {}).get(model.net_interior, [])
+        seen = (self.net or {}).get(PLACE_INTERIOR, []) if np.isfinite(model.net_interior) else []
         if found is None or not seen:
             return found
         quads = np.array(found.quads, np.float32).reshape(-1, 4, 2) / np.float32(self.to_original)
