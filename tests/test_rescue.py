@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from setvision.vision.find.finder import find_cards, place_outline
+from setvision.vision.find.finder import find_cards, net_places, place_outline
 from setvision.vision.geometry import convex_iou
 from setvision.vision.learn.find_eval import outline_truths
 from setvision.vision.learn.find_training import HeldOutOutlines
@@ -86,3 +86,20 @@ def test_held_out_reading_counts_the_nets_place_from_its_level(reader, shelf, sh
     assert read.rescued[max(RESCUE_LEVELS)] == (labelled - 1, 0)  # none rescued
     assert read.rescued[RESCUE_CONFIDENCE] == (labelled, 0)
     assert read.result_rescued(RESCUE_CONFIDENCE).complete
+
+
+def _square(x: float, y: float, side: float = 10.0) -> np.ndarray:
+    return np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float32)
+
+
+def test_net_places_leave_out_the_cards_and_prefer_a_doubts_outline():
+    card, doubt = _square(0, 0), _square(100, 0)
+    on_card, on_doubt, again, alone = (
+        _square(1, 1),
+        _square(102, 1),
+        _square(99, 2),
+        _square(300, 0),
+    )
+    places = net_places([on_card, on_doubt, again, alone], np.array([card]), np.array([doubt]))
+    assert len(places) == 2  # the card's is explained; the doubt is read once, for both
+    assert np.array_equal(places[0], doubt) and np.array_equal(places[1], alone)

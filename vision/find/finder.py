@@ -117,9 +117,9 @@ class Found:
     ``possible``: quads (image pixels) that look enough like a card that one may have been
     missed there; a "no set" must not be said while any remains unexplained. ``probabilities``:
     the model's probability that each outline is a card (in the order of ``outlines``).
-    ``net_places``: where the card net sees a card (at ``PLACE_INTERIOR``) that neither an
-    outline nor a doubt explains, its sides snapped to the photo's edges: the reader may take
-    them for cards (``vision.read.rescue``).
+    ``net_places``: where the card net sees a card (at ``PLACE_INTERIOR``) that no outline
+    explains, as the doubt there or else the net's own outline, its sides snapped to the
+    photo's edges: the reader may take them for cards (``vision.read.rescue``).
     """
 
     outlines: list[Outline]
@@ -276,12 +276,27 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     possible = [order_corners(q / factor) for q in [*doubt_quads, *missed]]
     places = []
     if net is not None:
-        places = unexplained_cards(net_cards(net, PLACE_INTERIOR), _quads_of(chosen))
-        places = unexplained_cards(places, doubt_quads)
-    net_places = [
-        place_outline(q, size, margin) for q in _to_image(np.array(places), image, factor)
-    ]
-    return Found(outlines, possible, [j.probability for j in chosen], tuple(net_places))
+        places = net_places(net_cards(net, PLACE_INTERIOR), _quads_of(chosen), doubt_quads)
+    to_read = [place_outline(q, size, margin) for q in _to_image(np.array(places), image, factor)]
+    return Found(outlines, possible, [j.probability for j in chosen], tuple(to_read))
+
+
+def net_places(
+    net_quads: Sequence[np.ndarray], cards: np.ndarray, doubts: np.ndarray
+) -> list[np.ndarray]:
+    """The net's cards that none of the ``cards`` explains, each as the doubt that explains it
+    (a candidate's outline follows the card closer than the net's) or else as the net gives
+    it; no doubt twice (all in one image's pixels)."""
+    places, used = [], set()
+    for quad in unexplained_cards(net_quads, cards):
+        overlaps = [convex_iou(quad, doubt) for doubt in doubts]
+        best = int(np.argmax(overlaps)) if overlaps else -1
+        if best < 0 or overlaps[best] < EXPLAINED_IOU:
+            places.append(quad)
+        elif best not in used:
+            used.add(best)
+            places.append(doubts[best])
+    return places
 
 
 def place_outline(quad: np.ndarray, size: tuple[int, int], margin: float) -> Outline:

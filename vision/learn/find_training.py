@@ -389,7 +389,7 @@ class SentOrNot:
     def outlines(self, model: CardnessModel) -> HeldOutOutlines | None:
         """The cards found with ``model``'s levels for sending a photo to the previous finder,
         and the places where the net sees a card that none explains (``Found.net_places``)."""
-        from setvision.vision.find.finder import PLACE_INTERIOR, unexplained_cards
+        from setvision.vision.find.finder import PLACE_INTERIOR, net_places
         from setvision.vision.find.outlines import SNAP_PX
 
         sent = self.sent(model)
@@ -399,7 +399,7 @@ class SentOrNot:
             return found
         quads = np.array(found.quads, np.float32).reshape(-1, 4, 2) / np.float32(self.to_original)
         doubts = self.both_doubts if sent else self.fast_doubts
-        places = unexplained_cards(unexplained_cards(seen, quads), doubts)
+        places = net_places(seen, quads, doubts)
         return replace(found, net_places=tuple(q * self.to_original for q in places),
                        snap_reach=SNAP_PX * self.to_original)  # fmt: skip
 
