@@ -40,9 +40,9 @@ SAME_CARD = 0.3
 #: A card of the net's overlapping a found card by at least this (intersection over union) is
 #: that card; below it, the net sees a card the found ones do not explain.
 EXPLAINED_IOU = 0.2
-#: The card net's cards at this interior probability that neither a card found nor a doubt
-#: explains are places the reader may take for cards (``Found.net_places``); one of the
-#: levels held-out net cards are kept at (``find_training.NET_LEVELS``), to be measured.
+#: The card net's cards at this interior probability that no card found explains are places
+#: the reader may take for cards (``Found.net_places``); one of the levels held-out net cards
+#: are kept at (``find_training.NET_LEVELS``), so that it can be measured held out.
 PLACE_INTERIOR = 0.7
 #: Spots of coloured ink up to this share of a typical card can be a symbol's print; larger
 #: ones are the table between cards.

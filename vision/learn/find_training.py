@@ -354,8 +354,8 @@ class HeldOutOutlines:
     file: str
     quads: tuple[np.ndarray, ...]
     probabilities: tuple[float, ...]
-    #: where the card net sees a card that neither a card nor a doubt explains (labels' pixels,
-    #: not yet snapped), and how far ``find_cards`` snaps their sides (labels' pixels)
+    #: where the card net sees a card that no card explains, as ``finder.net_places`` gives
+    #: them (labels' pixels, not yet snapped), and how far ``find_cards`` snaps their sides
     net_places: tuple[np.ndarray, ...] = ()
     snap_reach: float = 0.0
 
