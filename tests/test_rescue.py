@@ -10,7 +10,13 @@ from setvision.vision.geometry import convex_iou
 from setvision.vision.learn.find_eval import outline_truths
 from setvision.vision.learn.find_training import HeldOutOutlines
 from setvision.vision.learn.vetting_eval import read_found
-from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS
+from setvision.vision.read.rescue import (
+    RESCUE_CONFIDENCE,
+    RESCUE_LEVELS,
+    best_reading,
+    outline_variants,
+    worth_retrying,
+)
 
 #: Twelve cards on a white bag: the candidate makers miss the first (white paper on white
 #: cloth), the card net sees it.
@@ -103,3 +109,16 @@ def test_net_places_leave_out_the_cards_and_prefer_a_doubts_outline():
     places = net_places([on_card, on_doubt, again, alone], np.array([card]), np.array([doubt]))
     assert len(places) == 2  # the card's is explained; the doubt is read once, for both
     assert np.array_equal(places[0], doubt) and np.array_equal(places[1], alone)
+
+
+def test_a_place_counts_on_its_own_outline_first_else_on_its_surest_variant():
+    assert best_reading([0.8, 0.95, 0.2]) == 0  # sure enough: the outline itself
+    assert best_reading([0.5, 0.6, 0.9]) == 2
+    assert best_reading([0.5, 0.6, 0.65]) is None
+    assert best_reading([]) is None
+    assert worth_retrying(0.5) and not worth_retrying(0.1) and not worth_retrying(0.9)
+
+
+def test_an_outline_variant_is_shrunk_about_the_centre():
+    (shrunk,) = outline_variants(_square(0, 0, 10))
+    assert np.allclose(shrunk[0], [0.5, 0.5]) and np.allclose(shrunk[2], [9.5, 9.5])

@@ -29,7 +29,12 @@ from setvision.vision.read.cut_cards import (
 from setvision.vision.read.features import CardFeatures, complete_row, extract
 from setvision.vision.read.outline_doubts import doubt_symbols_beyond
 from setvision.vision.read.rectify import rectify
-from setvision.vision.read.rescue import RESCUE_CONFIDENCE, rescued
+from setvision.vision.read.rescue import (
+    RESCUE_CONFIDENCE,
+    best_reading,
+    outline_variants,
+    worth_retrying,
+)
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
 
@@ -231,12 +236,31 @@ class CardReader:
         the finder gave them no probability (0)."""
         taken = []
         for place in places:
-            result = self.measure_outline(image, place)
-            if isinstance(result, MeasuredCard) and rescued(
-                self.classify([result])[0].confidence, level
-            ):
-                taken.append(replace(result, found_probability=0.0))
+            readings = self.read_place(image, place, level)
+            best = best_reading([confidence for confidence, _ in readings], level)
+            if best is not None:
+                taken.append(replace(readings[best][1], found_probability=0.0))
         return taken
+
+    def read_place(
+        self, image: np.ndarray, place: Outline, retry_below: float = RESCUE_CONFIDENCE
+    ) -> list[tuple[float, MeasuredCard]]:
+        """A place measured and read alone (confidence, measurement): on its outline, and on
+        its outline's variants when that read is worth retrying below ``retry_below``; none
+        when its outline cannot be measured."""
+        size = (image.shape[1], image.shape[0])
+        first = self.measure_outline(image, place)
+        if not isinstance(first, MeasuredCard):
+            return []
+        readings = [(self.classify([first])[0].confidence, first)]
+        if worth_retrying(readings[0][0], retry_below):
+            for corners in outline_variants(place.corners_xy):
+                touches = place.touches_border or touches_border(corners, size, 0.0)
+                variant = self.measure_outline(image, replace(place, corners_xy=corners,
+                                                              touches_border=touches))  # fmt: skip
+                if isinstance(variant, MeasuredCard):
+                    readings.append((self.classify([variant])[0].confidence, variant))
+        return readings
 
     @staticmethod
     def measure_outline(

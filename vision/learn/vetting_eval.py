@@ -17,7 +17,7 @@ from setvision.vision.find.fit import snap_sides
 from setvision.vision.geometry import long_side_index, order_corners, touches_border
 from setvision.vision.learn.find_eval import FindResult, FindTruth, _map_photos, score_found
 from setvision.vision.learn.find_training import HeldOutOutlines
-from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS, rescued
+from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS, best_reading
 from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE, set_aside
 
 #: The vetting levels tried: (finder unsure below, reader unsure below); (0, 0) sets none aside.
@@ -93,17 +93,23 @@ def read_found(
             quads.append(quad)
             cards.append(measured)
             probabilities.append(probability)
-    places = []  # (place, its measurement, read alone: confidence)
+    levels = {*RESCUE_LEVELS, RESCUE_CONFIDENCE}
+    places = []  # per place, its readings alone (confidence, measurement): outline, variants
     if outlines.net_places:
         shown = np.array(outlines.net_places, np.float32) / np.float32(scale)
+        retry_below = max(level for level in levels if level <= 1.0)
         for quad in snap_sides(image, shown, outlines.snap_reach / scale):
-            measured = reader.measure_outline(image, place_outline(quad, size, 2.0))
-            if isinstance(measured, MeasuredCard):
-                alone = reader.classify([measured])[0].confidence
-                places.append((measured.outline.corners_xy * np.float32(scale), measured, alone))
+            readings = reader.read_place(image, place_outline(quad, size, 2.0), retry_below)
+            if readings:
+                places.append(readings)
 
     def read_with(level: float) -> tuple[list, list[float], list[float]]:
-        taken = [(quad, card) for quad, card, alone in places if rescued(alone, level)]
+        taken = []  # (quad in the labels' pixels, measurement)
+        for readings in places:
+            best = best_reading([confidence for confidence, _ in readings], level)
+            if best is not None:
+                card = readings[best][1]
+                taken.append((card.outline.corners_xy * np.float32(scale), card))
         every = cards + [card for _, card in taken]
         confidences = [r.confidence for r in reader.classify(every)] if every else []
         return quads + [quad for quad, _ in taken], probabilities + [0.0] * len(taken), confidences
@@ -112,7 +118,7 @@ def read_found(
         kept = [q for q, p, c in zip(*read) if not set_aside(p, c, finder_unsure, reader_unsure)]
         return score_found(truth, kept)
 
-    by_level = {level: read_with(level) for level in {*RESCUE_LEVELS, RESCUE_CONFIDENCE}}
+    by_level = {level: read_with(level) for level in levels}
     shipped = by_level[RESCUE_CONFIDENCE]
     counted = {levels: counted_at(shipped, *levels) for levels in (NO_VETTING, *VETTING_LEVELS)}
     vetting = (FINDER_UNSURE, READER_UNSURE)

@@ -11,13 +11,46 @@ chosen on held-out photos (``setvision eval --find --loso --read`` prints every 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 #: A place the net sees is counted as a card when read with at least this confidence (the
 #: probability that all four attributes are right together, ``CardReading.confidence``).
 RESCUE_CONFIDENCE = 0.7
 #: The levels ``eval --find --loso --read`` measures (1.01: none rescued).
 RESCUE_LEVELS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.01)
+#: A place read at least this surely, yet below the level, is read again on its outline shrunk
+#: by ``OUTLINE_SLACK`` (the net's outline may reach that far past the card); one read less
+#: surely is seldom a card, and not worth the time.
+RETRY_ABOVE = 0.3
+#: How far a place's outline is shrunk about its centre (a share of its size).
+OUTLINE_SLACK = 0.1
 
 
 def rescued(confidence: float, level: float = RESCUE_CONFIDENCE) -> bool:
     """Whether a place the net sees, read alone with ``confidence``, is counted as a card."""
     return confidence >= level
+
+
+def outline_variants(corners: np.ndarray) -> list[np.ndarray]:
+    """A place's corners shrunk by ``OUTLINE_SLACK`` about their centre (grown, the outline
+    takes in a neighbour's print or table, and the card's margins misread its number)."""
+    centre = corners.mean(axis=0)
+    return [((corners - centre) * np.float32(1 - OUTLINE_SLACK) + centre).astype(np.float32)]
+
+
+def best_reading(confidences: Sequence[float], level: float = RESCUE_CONFIDENCE) -> int | None:
+    """Which reading of a place counts it as a card (``confidences``: its outline's first, then
+    its variants'), or None: the outline's own when sure enough, else the surest variant's."""
+    if not confidences:
+        return None
+    if rescued(confidences[0], level):
+        return 0
+    best = int(np.argmax(confidences))
+    return best if rescued(confidences[best], level) else None
+
+
+def worth_retrying(confidence: float, level: float = RESCUE_CONFIDENCE) -> bool:
+    """Whether a place whose outline read with ``confidence`` is read on its variants too."""
+    return RETRY_ABOVE <= confidence < level
