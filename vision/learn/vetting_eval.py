@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from setvision.vision.find.finder import place_outline
 from setvision.vision.find.fit import snap_sides
-from setvision.vision.geometry import long_side_index, order_corners, touches_border
 from setvision.vision.learn.find_eval import FindResult, FindTruth, _map_photos, score_found
 from setvision.vision.learn.find_training import HeldOutOutlines
 from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS, best_reading
@@ -25,6 +24,8 @@ VETTING_LEVELS = tuple(
     (finder, reader) for finder in (0.8, 0.9, 0.95, 1.01) for reader in (0.2, 0.3, 0.4, 0.5)
 )
 NO_VETTING = (0.0, 0.0)
+#: An outline this close to the photo's edge (pixels) may reach past it.
+BORDER_PX = 2.0
 
 
 @dataclass(frozen=True)
@@ -79,16 +80,13 @@ def read_found(
 ) -> ReadPhoto:
     """Read a photo's found ``outlines`` (``image`` is the photo at 1/``scale`` of the labels'
     pixels) and score what is counted at every vetting level."""
-    from setvision.vision.find.outlines import Outline
     from setvision.vision.pipeline import MeasuredCard
 
     size = (image.shape[1], image.shape[0])
     quads, cards, probabilities = [], [], []
     for quad, probability in zip(outlines.quads, outlines.probabilities):
-        corners = order_corners(np.asarray(quad, np.float32) / np.float32(scale))
-        outline = Outline(corners, touches_border(corners, size, 2.0), False,
-                          long_side_index(corners))  # fmt: skip
-        measured = reader.measure_outline(image, outline)
+        corners = np.asarray(quad, np.float32) / np.float32(scale)
+        measured = reader.measure_outline(image, place_outline(corners, size, BORDER_PX))
         if isinstance(measured, MeasuredCard):
             quads.append(quad)
             cards.append(measured)
@@ -99,7 +97,7 @@ def read_found(
         shown = np.array(outlines.net_places, np.float32) / np.float32(scale)
         retry_below = max(level for level in levels if level <= 1.0)
         for quad in snap_sides(image, shown, outlines.snap_reach / scale):
-            readings = reader.read_place(image, place_outline(quad, size, 2.0), retry_below)
+            readings = reader.read_place(image, place_outline(quad, size, BORDER_PX), retry_below)
             if readings:
                 places.append(readings)
 

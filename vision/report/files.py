@@ -163,14 +163,18 @@ def _file_id(path: str) -> tuple[int, int] | None:
     return info.st_dev, info.st_ino
 
 
+def _inputs(sources: Sequence[str]) -> tuple[set[str], set[tuple[int, int]]]:
+    """The photos read, by name and by file (a link or another spelling is the same photo)."""
+    return {_key(p) for p in sources}, {i for i in map(_file_id, sources) if i is not None}
+
+
 def annotated_outputs(out_dir: str, sources: Sequence[str]) -> list[Output]:
     """``NAME.annotated.jpg`` in ``out_dir`` for each source, made unique (``-2``, ``-3``...).
 
     A name is passed over when it is an input, another source's output of this run, or an
     existing file that setvision did not write; an earlier annotated image is replaced.
     """
-    inputs = {_key(p) for p in sources}
-    input_ids = {i for i in map(_file_id, sources) if i is not None}
+    inputs, input_ids = _inputs(sources)
     taken: set[str] = set()
     outputs = []
     for source in sources:
@@ -207,7 +211,7 @@ def annotated_file(path: str, sources: Sequence[str], option: str) -> list[Outpu
             f"{shown(path)}: {option} names one image, but {len(sources)} photos are read: "
             f"give {option} a folder"
         )
-    reason = _clash(path, {_key(sources[0])}, {i for i in [_file_id(sources[0])] if i}, set())
+    reason = _clash(path, *_inputs(sources), set())
     if reason:
         raise SetvisionError(f"{shown(path)}: {reason}; give {option} another name or a folder")
     writable_folder(os.path.dirname(path) or ".", option)
