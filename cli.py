@@ -685,6 +685,7 @@ def _eval_find(args: argparse.Namespace) -> int:
         incomplete_lines,
         summarise_finding,
     )
+    from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE
 
     data = data_dir(args.data)
     if args.read and args.finder != "learned":
@@ -704,6 +705,13 @@ def _eval_find(args: argparse.Namespace) -> int:
                 data, truths, report, args.jobs, progress.step
             )
             _print_held_out_reading(held, unseen)
+            if args.details:
+                shipped = (FINDER_UNSURE, READER_UNSURE)
+                print("\nphotos held out not complete as the reader counts them")
+                print("\n".join(incomplete_lines(p.result(shipped) for p in held)))
+                print("\nthe new source's photos not complete as the reader counts them, by the "
+                      "finder fitted without it")  # fmt: skip
+                print("\n".join(incomplete_lines(p.result(shipped) for p in unseen)))
         return EXIT_OK
     truths = evaluating.finding_truths(data, args.source)
     progress = Progress(len(truths))
@@ -1139,7 +1147,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument(
         "--details",
         action="store_true",
-        help="list the boards not read right (with --find: the photos not found complete)",
+        help="list the boards not read right (with --find: the photos not found complete; "
+        "with --read as well: not complete as read)",
     )
     evaluation.add_argument(
         "--calibration",
