@@ -641,8 +641,12 @@ def _print_held_out(report) -> None:
     print(f"previous finder asked on {unseen_sent:.1%} of these photos")
 
 
-def _print_held_out_reading(held: list, unseen: list) -> None:
-    from setvision.vision.learn.find_eval import format_find_table, summarise_finding
+def _print_held_out_reading(held: list, unseen: list, details: bool) -> None:
+    from setvision.vision.learn.find_eval import (
+        format_find_table,
+        incomplete_lines,
+        summarise_finding,
+    )
     from setvision.vision.learn.vetting_eval import NO_VETTING, vetting_options
     from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS
     from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE
@@ -676,6 +680,12 @@ def _print_held_out_reading(held: list, unseen: list) -> None:
             row.append(f"{s.complete:.3f} {s.recall:.4f} {s.precision:.4f}")
         mark = "  (shipped)" if level == RESCUE_CONFIDENCE else ""
         print(f"  {level:g}: {row[0]} | {row[1]}{mark}")
+    if details:
+        print("\nphotos held out not complete as the reader counts them")
+        print("\n".join(incomplete_lines(p.result(shipped) for p in held)))
+        print("\nthe new source's photos not complete as the reader counts them, by the finder "
+              "fitted without it")  # fmt: skip
+        print("\n".join(incomplete_lines(p.result(shipped) for p in unseen)))
 
 
 def _eval_find(args: argparse.Namespace) -> int:
@@ -685,7 +695,6 @@ def _eval_find(args: argparse.Namespace) -> int:
         incomplete_lines,
         summarise_finding,
     )
-    from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE
 
     data = data_dir(args.data)
     if args.read and args.finder != "learned":
@@ -704,14 +713,7 @@ def _eval_find(args: argparse.Namespace) -> int:
             held, unseen = evaluating.held_out_reading(
                 data, truths, report, args.jobs, progress.step
             )
-            _print_held_out_reading(held, unseen)
-            if args.details:
-                shipped = (FINDER_UNSURE, READER_UNSURE)
-                print("\nphotos held out not complete as the reader counts them")
-                print("\n".join(incomplete_lines(p.result(shipped) for p in held)))
-                print("\nthe new source's photos not complete as the reader counts them, by the "
-                      "finder fitted without it")  # fmt: skip
-                print("\n".join(incomplete_lines(p.result(shipped) for p in unseen)))
+            _print_held_out_reading(held, unseen, args.details)
         return EXIT_OK
     truths = evaluating.finding_truths(data, args.source)
     progress = Progress(len(truths))
