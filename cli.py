@@ -699,6 +699,11 @@ def _eval_find(args: argparse.Namespace) -> int:
     data = data_dir(args.data)
     if args.read and args.finder != "learned":
         raise SetvisionError("--read measures what the reader counts of the learned finder's cards")
+    if args.loso and args.finder != "learned":
+        raise SetvisionError(
+            f"--loso refits the learned finder without each source; --finder {args.finder} is "
+            "measured with the shipped models: leave out --loso"
+        )
     if args.loso:
         report = evaluating.held_out_finding(data, args.jobs, Progress(1).step)
         _print_held_out(report)
@@ -1181,9 +1186,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluation.add_argument(
         "--finder",
-        choices=("learned", "previous"),
+        choices=("learned", "previous", "live"),
         default="learned",
-        help="with --find: the learned finder (default) or the previous hand-set one",
+        help="with --find: the learned finder (default), the previous hand-set one, or what "
+        "`live` shows of each photo as a still camera frame",
     )
     evaluation.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     _add_reading_options(evaluation)

@@ -113,18 +113,19 @@ def finding_truths(data: Path, sources: Sequence[str] | None = None) -> list:
 
 
 def _finder(name: str):
-    """The finder to measure: None for the learned one (shipped), the previous hand-set one, or
-    ``read``: the cards the whole reader counts (unreadable and unsure outlines left out)."""
+    """The finder to measure: None for the learned one (shipped), the previous hand-set one,
+    ``read``: the cards the whole reader counts (unreadable and unsure outlines left out), or
+    ``live``: the cards live analysis shows of the photo as a still camera frame."""
     from setvision.vision.learn.find_eval import previous_finder
-    from setvision.vision.learn.vetting_eval import counted_cards
+    from setvision.vision.learn.vetting_eval import counted_cards, followed_cards
 
-    return {"previous": previous_finder, "read": counted_cards}.get(name)
+    return {"previous": previous_finder, "read": counted_cards, "live": followed_cards}.get(name)
 
 
 def evaluate_finding(
     truths: list, finder: str = "learned", jobs: int = 1, on_done: OnDone | None = None
 ) -> list:
-    """Every photo's cards found by ``finder`` (``learned`` or ``previous``) and matched."""
+    """Every photo's cards found by ``finder`` (see ``_finder``) and matched."""
     from setvision.vision.learn.find_eval import run_finding
 
     return run_finding(truths, _finder(finder), jobs, on_done)

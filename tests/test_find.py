@@ -468,6 +468,21 @@ def test_eval_find_prints_recall_and_precision_per_source(capsys, boards):
     assert all(line.startswith("boards/antingshen__Set-Solver/") for line in listed)
 
 
+def _total_row(out: str) -> list[str]:
+    total = [line for line in out.splitlines() if line.startswith("| **all** |")]
+    assert len(total) == 1
+    return [c.strip() for c in total[0].strip("|").split("|")][:5]
+
+
+def test_eval_find_live_counts_what_live_shows_as_a_photos_reading(capsys):
+    """Live analysis of a still table shows the cards a photo's reading counts (its finder
+    runs on the same work copy, its net's places are read the same way)."""
+    assert main(["eval", "--find", "--finder", "live", "--source", "antingshen"]) == 0
+    live = _total_row(capsys.readouterr().out)
+    assert main(["eval", "--find", "--read", "--source", "antingshen"]) == 0
+    assert live == _total_row(capsys.readouterr().out)
+
+
 def test_eval_find_scales_prints_agreement_per_source(capsys):
     assert main(["eval", "--find", "--scales", "--source", "antingshen"]) == 0
     out = capsys.readouterr().out

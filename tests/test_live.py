@@ -553,6 +553,34 @@ def test_a_taken_set_goes_at_once_and_dealt_cards_come_within_a_few_frames(reade
     assert counts[-1] == 12
 
 
+#: Nine cards on a tiled table; letterboxed into 1280x720, the card net sees three of them
+#: where no candidate outlines one, and two of those read as cards only on the net's outline
+#: shrunk (``vision.read.rescue``).
+NET_PLACES = "boards/dbieber__setfinder/data__input_images__20.jpg"
+
+
+def test_a_still_table_is_read_live_as_its_photo_is(reader, photo, data_dir):
+    """Live detection runs the finder on its own work copy of the frame, and reads the net's
+    places as a photo's are: every card of the photo's reading is followed, as that card."""
+    from setvision.vision.find.finder import find_cards
+    from setvision.vision.learn.bench import letterbox
+    from setvision.vision.live.session import LiveAnalyser
+
+    frame = letterbox(photo(data_dir / NET_PLACES).image, (1280, 720))
+    still = reader.read(frame)
+    places = [p.corners_xy for p in find_cards(frame).net_places]
+    from_places = [c for c in still.cards if max(convex_iou(c.corners_xy, p) for p in places) > 0.5]
+    assert len(still.cards) == 9 and len(places) == 3 and len(from_places) >= 2
+    analyser = LiveAnalyser(reader)
+    for k in range(12):
+        live = analyser.analyse(Frame(k, k / 30, frame)).layout
+    assert len(live.cards) == len(still.cards)
+    for card in still.cards:
+        overlaps = [convex_iou(card.corners_xy, c.corners_xy) for c in live.cards]
+        assert max(overlaps) >= 0.8
+        assert live.cards[int(np.argmax(overlaps))].card == card.card
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -100,6 +100,7 @@ def test_a_shape_set_aside_is_named_and_keeps_no_set_from_being_said():
         ["eval", "--read"],
         ["eval", "--scales"],
         ["eval", "--find", "--read", "--finder", "previous"],
+        ["eval", "--find", "--loso", "--finder", "live"],
     ],
 )
 def test_finding_options_without_what_they_measure_are_refused_in_one_line(arguments, capsys):

@@ -121,17 +121,16 @@ def _at_border(contour: np.ndarray, to_image: np.ndarray, size: tuple[int, int])
 
 
 def _past_the_edge(
-    image: np.ndarray, shown: np.ndarray, card: np.ndarray, features: CardFeatures,
-    paper: tuple[float, ...],
+    image: np.ndarray, shown: np.ndarray, frame: np.ndarray, card: np.ndarray,
+    features: CardFeatures, paper: tuple[float, ...],
 ) -> CardFeatures | None:  # fmt: skip
     """A cut card whose third symbol lies beyond the photo's edge or is cut by it
     (``count_past_edge``), read from its two whole symbols: ``shown`` is the part shown
-    (``shown_lengthwise``), ``card`` that part laid out as a card (lengths along it keep their
-    proportions), ``features`` measured on it. The whole card is laid out, what lies after
-    the two whole symbols blanked with the ``paper`` colour, and measured; None when the
-    number is not known that way."""
+    (``shown_lengthwise``), ``frame`` its ``card_frame``, ``card`` that part laid out as a card
+    (lengths along it keep their proportions), ``features`` measured on it. The whole card is
+    laid out, what lies after the two whole symbols blanked with the ``paper`` colour, and
+    measured; None when the number is not known that way."""
     size = (image.shape[1], image.shape[0])
-    frame = card_frame(shown)
     to_image = _to_image(card, frame)
     cut = [_at_border(c, to_image, size) for c in features.symbols]
     whole = [c for c, is_cut in zip(features.symbols, cut) if not is_cut]
@@ -182,7 +181,7 @@ def _whole(
     # a margin on the whole side of another number of symbols (one lies beyond the edge), or
     # of no card; blank paper before the cut proves nothing: a symbol cut may go unseen
     if count_by_margin(start, symbol_width) != len(boxes):
-        return _past_the_edge(image, shown, card, shown_features, paper) or cut_short
+        return _past_the_edge(image, shown, frame, card, shown_features, paper) or cut_short
     length = float(np.linalg.norm(frame[1] - frame[0]))
     whole = card_frame(shown, max(1.0, start + end) * length)
     card_whole = rectify(*_on_paper(image, whole, paper), long_side=False)
@@ -191,7 +190,7 @@ def _whole(
     if not symbols_complete(features, (card_whole.shape[1], card_whole.shape[0])) or any(
         _at_border(c, to_image, size) for c in features.symbols
     ):
-        return _past_the_edge(image, shown, card, shown_features, paper) or cut_short
+        return _past_the_edge(image, shown, frame, card, shown_features, paper) or cut_short
     features.values[COMPLETED_PAST_EDGE] = 1.0
     return features
 
@@ -248,19 +247,27 @@ class CardReader:
         """A place measured and read alone (confidence, measurement): on its outline, and on
         its outline's variants when that read is worth retrying below ``retry_below``; none
         when its outline cannot be measured."""
-        size = (image.shape[1], image.shape[0])
         first = self.measure_outline(image, place)
         if not isinstance(first, MeasuredCard):
             return []
         readings = [(self.classify([first])[0].confidence, first)]
         if worth_retrying(readings[0][0], retry_below):
-            for corners in outline_variants(place.corners_xy):
-                touches = place.touches_border or touches_border(corners, size, 0.0)
-                variant = self.measure_outline(image, replace(place, corners_xy=corners,
-                                                              touches_border=touches))  # fmt: skip
-                if isinstance(variant, MeasuredCard):
-                    readings.append((self.classify([variant])[0].confidence, variant))
+            variants = self.measure_variants(image, place)
+            readings += [(self.classify([v])[0].confidence, v) for v in variants]
         return readings
+
+    def measure_variants(self, image: np.ndarray, place: Outline) -> list[MeasuredCard]:
+        """A place's outline variants (``outline_variants``: the net's outline may reach past
+        the card) measured, those that can be."""
+        size = (image.shape[1], image.shape[0])
+        measured = []
+        for corners in outline_variants(place.corners_xy):
+            touches = place.touches_border or touches_border(corners, size, 0.0)
+            variant = self.measure_outline(image, replace(place, corners_xy=corners,
+                                                          touches_border=touches))  # fmt: skip
+            if isinstance(variant, MeasuredCard):
+                measured.append(variant)
+        return measured
 
     @staticmethod
     def measure_outline(

@@ -75,6 +75,26 @@ def counted_cards(image: np.ndarray) -> list[np.ndarray]:
     return [c.corners_xy for c in _reader().read(image).cards]
 
 
+#: How many times the live analyser is shown a photo as a still camera frame before its cards
+#: are counted: a new card shows once read twice, and the first detections follow each other
+#: closely (``vision.live.session``).
+STILL_FRAMES = 12
+#: The still camera's frame rate (frames per second) for the frames' clock.
+STILL_FPS = 30.0
+
+
+def followed_cards(image: np.ndarray) -> list[np.ndarray]:
+    """The outlines of the cards ``setvision live`` shows after seeing ``image`` as a still
+    camera frame ``STILL_FRAMES`` times (a finder for the finding measures: live against a
+    photo's reading, ``counted_cards``)."""
+    from setvision.vision.live.session import LiveAnalyser
+    from setvision.vision.live.source import Frame
+
+    analyser = LiveAnalyser(_reader())
+    frames = [analyser.analyse(Frame(k, k / STILL_FPS, image)) for k in range(STILL_FRAMES)]
+    return [c.corners_xy for c in frames[-1].layout.cards]
+
+
 def read_found(
     truth: FindTruth, image: np.ndarray, scale: float, outlines: HeldOutOutlines, reader
 ) -> ReadPhoto:

@@ -1,10 +1,12 @@
 """Read the table from a video, frame after frame, reusing the work of earlier frames.
 
-Full card detection is the costly step, so it runs only every few frames (on a reduced copy)
-or when something calls for it; in between, cards are followed by optical flow. A card is
-measured again only when it is new, when its look changed (taken, swapped, covered) or when
-the camera has moved enough since its last reading to give an independent view. Readings are
-voted per card by the tracker (``vision.tracking``), so numbers and set outlines hold still.
+Full card detection is the costly step, so it runs only every few frames, or when something
+calls for it (on the finder's own work copy of the frame, as for a photo: a smaller copy loses
+cards its model was not fitted for); in between, cards are followed by optical flow on a
+reduced copy. A card is measured again only when it is new, when its look changed (taken,
+swapped, covered) or when the camera has moved enough since its last reading to give an
+independent view. Readings are voted per card by the tracker (``vision.tracking``), so numbers
+and set outlines hold still.
 
 A frame is therefore not read as a photo is (``app.reading.read_photo``): that would find,
 measure and classify every card again on every frame, which is the cost this module exists to
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -46,7 +48,7 @@ from setvision.vision.live.motion import (
 from setvision.vision.live.source import Frame
 from setvision.vision.live.tracking import LiveLayout, Track, Tracker
 from setvision.vision.pipeline import CardReader, MeasuredCard
-from setvision.vision.read.rescue import rescued
+from setvision.vision.read.rescue import best_reading, rescued, worth_retrying
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
 
@@ -59,7 +61,7 @@ class LiveSettings:
 
     detect_every: int = 10  # analysed frames between full detections
     quiet_detect_every: int = 30  # the same while nothing on the table has changed
-    work_long_side: int = 640  # detection, optical flow and thumbnails run on a copy this large
+    work_long_side: int = 640  # optical flow and thumbnails run on a copy this large
     confirms_per_frame: int = 3  # second readings per frame of new cards not yet shown
     rereads_per_frame: int = 1  # further re-readings per frame (not on detection frames)
     changed_below: float = 0.4  # likeness to the card as read below which its look changed
@@ -229,11 +231,8 @@ class LiveAnalyser:
 
     def _detect(self, work: _Work, confirmed: set[int]) -> list[_Pending]:
         """Find outlines, snap matching tracks to them; the rest are new cards to read."""
-        found = find_cards(work.small)
-        outlines = [
-            replace(o, corners_xy=(o.corners_xy / work.factor).astype(np.float32))
-            for o in found.outlines
-        ]
+        found = find_cards(work.image)  # the finder's own work copy, as for a photo
+        outlines = list(found.outlines)
         pending, rejected, ignored = [], [], []
         tracks = self.tracker.match(o.corners_xy for o in outlines)
         for outline, track_id, probability in zip(outlines, tracks, found.probabilities):
@@ -250,13 +249,29 @@ class LiveAnalyser:
                 thumb = work.thumb(outline.corners_xy)
                 pending.append(_Pending(outline, None, "new", thumb, probability))
         for place in found.net_places:  # taken only if read surely (``vision.read.rescue``)
-            corners = (place.corners_xy / work.factor).astype(np.float32)
+            corners = place.corners_xy
             if not self._covered(corners) and self._unreadable(corners) is None:
                 thumb = work.thumb(corners)
-                pending.append(_Pending(replace(place, corners_xy=corners), None, "new", thumb,
-                                        0.0, net_place=True))  # fmt: skip
+                pending.append(_Pending(place, None, "new", thumb, 0.0, net_place=True))
         self._rejected, self._ignored = rejected, tuple(ignored)
         return pending
+
+    def _surest_place(
+        self,
+        work: _Work,
+        place: Outline,
+        measured: MeasuredCard,
+        reading: CardReading,
+        context: list[MeasuredCard],
+    ) -> tuple[MeasuredCard, CardReading]:
+        """A net place's reading, or its shrunk outline's when only that one reads as a card
+        (as ``CardReader.read_place`` on a photo), each read among the cards followed."""
+        options = [(measured, reading)]
+        if worth_retrying(reading.confidence):
+            for variant in self.reader.measure_variants(work.image, place):
+                options.append((variant, self.reader.classify([*context, variant])[-1]))
+        best = best_reading([r.confidence for _, r in options])
+        return options[0 if best is None else best]
 
     def _unreadable(self, corners_xy: np.ndarray) -> Ignored | None:
         return next((i for i in self._rejected if convex_iou(corners_xy, i.corners_xy) > 0.8), None)
@@ -390,6 +405,9 @@ class LiveAnalyser:
         readings = self.reader.classify(context + [m for _, m in fresh])[len(context) :]
         aside = []  # read again at the next detection: a card seen blurred may read then
         for (item, measured), reading in zip(fresh, readings):
+            if item.net_place:
+                measured, reading = self._surest_place(work, item.outline, measured, reading,
+                                                       context)  # fmt: skip
             if item.reason == "new" and (
                 set_aside(item.found_probability, reading.confidence)
                 or (item.net_place and not rescued(reading.confidence))
