@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from setvision.vision.geometry import convex_overlap
+from setvision.vision.geometry import convex_overlap, pixel_corners
 
 SQUARE = np.float64([[0, 0], [10, 0], [10, 10], [0, 10]])
 
@@ -35,3 +35,9 @@ def test_two_outlines_sharing_a_corner_overlap_by_nearly_all_their_area():
     shared = convex_overlap(CARD_AT_800, CARD_AT_1200)
     smaller = min(cv2.contourArea(q.astype(np.float32)) for q in (CARD_AT_800, CARD_AT_1200))
     assert shared > 0.99 * smaller
+
+
+def test_pixel_corners_are_the_first_and_last_pixels_clockwise_from_the_top_left():
+    corners = pixel_corners(3, 2)
+    assert corners.dtype == np.float32
+    assert corners.tolist() == [[0, 0], [2, 0], [2, 1], [0, 1]]

@@ -23,6 +23,14 @@ _NEXT = np.array([1, 2, 3, 0])
 _PREV = np.array([3, 0, 1, 2])
 
 
+def pixel_corners(width: int, height: int) -> np.ndarray:
+    """The corners of a ``width`` x ``height`` pixel grid's first and last pixels, (4, 2)
+    float32, clockwise from the top-left: where a card's corners go when it is laid out.
+    (``vision.read.rectify`` spells the same corners out: its source is part of the attribute
+    models' fingerprint, and a change there would refuse the shipped models until retrained.)"""
+    return np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+
+
 def side_lengths(corners: np.ndarray) -> np.ndarray:
     """Lengths of the sides 0-1, 1-2, 2-3, 3-0."""
     d = corners[_NEXT] - corners

@@ -11,7 +11,7 @@ import numpy as np
 from setvision.solver import ATTRIBUTES
 from setvision.vision.find.finder import find_cards, unexplained_cards
 from setvision.vision.find.outlines import Outline
-from setvision.vision.geometry import touches_border
+from setvision.vision.geometry import pixel_corners, touches_border
 from setvision.vision.image import Photo, as_bgr
 from setvision.vision.layout import NO_SYMBOLS, UNSURE, CardReading, Ignored, Layout
 from setvision.vision.order import reading_order
@@ -109,7 +109,7 @@ def _to_image(card: np.ndarray, frame: np.ndarray) -> np.ndarray:
     """The transform from a laid-out ``card`` image's pixels to the photo's (``frame``: its
     corners there)."""
     height, width = card.shape[:2]
-    corners = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    corners = pixel_corners(width, height)
     return cv2.getPerspectiveTransform(corners, np.float32(frame))
 
 

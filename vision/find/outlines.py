@@ -44,6 +44,7 @@ from setvision.vision.geometry import (
     interior_angles,
     long_side_first,
     order_corners,
+    pixel_corners,
     side_lengths,
     touches_border,
 )
@@ -215,7 +216,7 @@ def _card_shaped(contour: np.ndarray, area: float, view: _View, source: str) -> 
         return None
     quad, cut, cornered = fitted
     width, height = view.size
-    frame = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    frame = pixel_corners(width, height)
     visible = convex_overlap(quad, frame) if cut else cv2.contourArea(quad)
     if visible <= 0 or not 0.85 < area / visible < 1.08:
         return None

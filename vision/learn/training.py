@@ -24,6 +24,7 @@ from setvision.solver import ATTRIBUTES, VALUES, Card
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline, find_outlines
 from setvision.vision.fingerprint import code_fingerprint, package_modules
+from setvision.vision.geometry import pixel_corners
 from setvision.vision.image import load
 from setvision.vision.learn.augment import augment
 from setvision.vision.learn.dataset import Board, default_data_dir, load_boards
@@ -67,7 +68,7 @@ def card_in_crop(crop: np.ndarray) -> Outline:
             corners[:, 0] = np.clip(corners[:, 0], 0, width - 1)
             corners[:, 1] = np.clip(corners[:, 1], 0, height - 1)
             return Outline(corners.astype(np.float32), False, False, best.long_side)
-    whole = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    whole = pixel_corners(width, height)
     return Outline(whole, False, False, 0 if width >= height else 1)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from scipy.ndimage import maximum_filter
-from setvision.vision.geometry import long_side_first
+from setvision.vision.geometry import long_side_first, pixel_corners
 from setvision.vision.image import resize_long_side
 
 #: Thumbnail (width, height) compared between frames: coarse enough to ignore blur and noise.
@@ -58,7 +58,7 @@ def thumbnail(small: np.ndarray, corners_xy: np.ndarray) -> np.ndarray:
     """
     width, height = THUMB_SIZE
     corners = long_side_first(np.asarray(corners_xy, dtype=np.float32).reshape(4, 2))
-    target = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    target = pixel_corners(width, height)
     matrix = cv2.getPerspectiveTransform(corners, target)
     patch = cv2.warpPerspective(small, matrix, THUMB_SIZE, flags=cv2.INTER_AREA)
     patch = cv2.GaussianBlur(cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32), (0, 0), 1.0)
