@@ -232,10 +232,9 @@ class LiveAnalyser:
     def _detect(self, work: _Work, confirmed: set[int]) -> list[_Pending]:
         """Find outlines, snap matching tracks to them; the rest are new cards to read."""
         found = find_cards(work.image)  # the finder's own work copy, as for a photo
-        outlines = list(found.outlines)
         pending, rejected, ignored = [], [], []
-        tracks = self.tracker.match(o.corners_xy for o in outlines)
-        for outline, track_id, probability in zip(outlines, tracks, found.probabilities):
+        tracks = self.tracker.match(o.corners_xy for o in found.outlines)
+        for outline, track_id, probability in zip(found.outlines, tracks, found.probabilities):
             if track_id is not None:
                 confirmed.add(track_id)
                 self.tracker.move(track_id, outline.corners_xy)
