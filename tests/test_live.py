@@ -570,7 +570,7 @@ def test_a_still_table_is_read_live_as_its_photo_is(reader, photo, data_dir):
     still = reader.read(frame)
     places = [p.corners_xy for p in find_cards(frame).net_places]
     from_places = [c for c in still.cards if max(convex_iou(c.corners_xy, p) for p in places) > 0.5]
-    assert len(still.cards) == 9 and len(places) == 3 and len(from_places) >= 2
+    assert len(still.cards) >= 9 and len(places) == 3 and len(from_places) >= 2
     analyser = LiveAnalyser(reader)
     for k in range(12):
         live = analyser.analyse(Frame(k, k / 30, frame)).layout

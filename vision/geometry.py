@@ -31,6 +31,12 @@ def pixel_corners(width: int, height: int) -> np.ndarray:
     return np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
 
 
+def scaled_about_centre(corners: np.ndarray, factor: float) -> np.ndarray:
+    """The corners moved ``factor`` times as far from their centre (below 1: shrunk)."""
+    centre = corners.mean(axis=0)
+    return ((corners - centre) * np.float32(factor) + centre).astype(np.float32)
+
+
 def side_lengths(corners: np.ndarray) -> np.ndarray:
     """Lengths of the sides 0-1, 1-2, 2-3, 3-0."""
     d = corners[_NEXT] - corners

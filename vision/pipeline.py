@@ -11,7 +11,7 @@ import numpy as np
 from setvision.solver import ATTRIBUTES
 from setvision.vision.find.finder import find_cards, unexplained_cards
 from setvision.vision.find.outlines import Outline
-from setvision.vision.geometry import pixel_corners, touches_border
+from setvision.vision.geometry import pixel_corners, scaled_about_centre, touches_border
 from setvision.vision.image import Photo, as_bgr
 from setvision.vision.layout import NO_SYMBOLS, UNSURE, CardReading, Ignored, Layout
 from setvision.vision.order import reading_order
@@ -43,6 +43,9 @@ CUT_BY_BORDER = "cut by the image border"
 #: A symbol of a cut card must lie this many image pixels inside the image (else it may be cut).
 SYMBOL_MARGIN = 2.0
 
+#: An outline found on which no symbol is found is measured once more grown by this share of its
+#: size about its centre (``CardReader.measure_found``).
+NO_SYMBOLS_GROWTH = 0.1
 #: Adjusts a layout's probabilities (e.g. per-photo colour calibration); must not reorder cards.
 Adjuster = Callable[[list[CardFeatures], dict[str, np.ndarray]], dict[str, np.ndarray]]
 
@@ -68,6 +71,14 @@ def _upright(features: CardFeatures) -> bool:
         return False
     boxes = [cv2.boundingRect(c) for c in features.symbols]
     return sum(h > w for _, _, w, h in boxes) * 2 > len(boxes)
+
+
+def _moved(outline: Outline, corners: np.ndarray, image: np.ndarray) -> Outline:
+    """``outline`` with other ``corners``, touching the border of ``image`` if it did or
+    they do."""
+    size = (image.shape[1], image.shape[0])
+    touches = outline.touches_border or touches_border(corners, size, 0.0)
+    return replace(outline, corners_xy=corners, touches_border=touches)
 
 
 def _laid_out(
@@ -215,7 +226,7 @@ class CardReader:
         start = time.perf_counter()
         measured, ignored = [], []
         for outline, probability in zip(outlines, found.probabilities):
-            result = self.measure_outline(image, outline)
+            result = self.measure_found(image, outline)
             if isinstance(result, MeasuredCard):
                 measured.append(replace(result, found_probability=probability))
             else:
@@ -259,15 +270,23 @@ class CardReader:
     def measure_variants(self, image: np.ndarray, place: Outline) -> list[MeasuredCard]:
         """A place's outline variants (``outline_variants``: the net's outline may reach past
         the card) measured, those that can be."""
-        size = (image.shape[1], image.shape[0])
         measured = []
         for corners in outline_variants(place.corners_xy):
-            touches = place.touches_border or touches_border(corners, size, 0.0)
-            variant = self.measure_outline(image, replace(place, corners_xy=corners,
-                                                          touches_border=touches))  # fmt: skip
+            variant = self.measure_outline(image, _moved(place, corners, image))
             if isinstance(variant, MeasuredCard):
                 measured.append(variant)
         return measured
+
+    def measure_found(self, image: np.ndarray, outline: Outline) -> MeasuredCard | Ignored:
+        """``measure_outline`` for an outline the finder found; where no symbol is found on it,
+        once more on it grown by ``NO_SYMBOLS_GROWTH``: an outline that follows a card's print
+        more than its edge cuts through the symbols it should hold."""
+        measured = self.measure_outline(image, outline)
+        if not isinstance(measured, Ignored) or measured.reason != NO_SYMBOLS:
+            return measured
+        corners = scaled_about_centre(outline.corners_xy, 1 + NO_SYMBOLS_GROWTH)
+        again = self.measure_outline(image, _moved(outline, corners, image))
+        return again if isinstance(again, MeasuredCard) else measured
 
     @staticmethod
     def measure_outline(

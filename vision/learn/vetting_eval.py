@@ -106,7 +106,7 @@ def read_found(
     quads, cards, probabilities = [], [], []
     for quad, probability in zip(outlines.quads, outlines.probabilities):
         corners = np.asarray(quad, np.float32) / np.float32(scale)
-        measured = reader.measure_outline(image, place_outline(corners, size, BORDER_PX))
+        measured = reader.measure_found(image, place_outline(corners, size, BORDER_PX))
         if isinstance(measured, MeasuredCard):
             quads.append(quad)
             cards.append(measured)

@@ -382,7 +382,8 @@ class LiveAnalyser:
         fresh: list[tuple[_Pending, MeasuredCard]] = []
         ignored = list(self._ignored)
         for item in pending:
-            found = self.reader.measure_outline(work.image, item.outline)
+            measure = self.reader.measure_outline if item.net_place else self.reader.measure_found
+            found = measure(work.image, item.outline)  # as a photo's outlines are measured
             if isinstance(found, MeasuredCard):
                 fresh.append((item, found))
             elif item.net_place:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from setvision.vision.geometry import scaled_about_centre
 
 #: A place the net sees is counted as a card when read with at least this confidence (the
 #: probability that all four attributes are right together, ``CardReading.confidence``).
@@ -36,8 +37,7 @@ def rescued(confidence: float, level: float = RESCUE_CONFIDENCE) -> bool:
 def outline_variants(corners: np.ndarray) -> list[np.ndarray]:
     """A place's corners shrunk by ``OUTLINE_SLACK`` about their centre (grown, the outline
     takes in a neighbour's print or table, and the card's margins misread its number)."""
-    centre = corners.mean(axis=0)
-    return [((corners - centre) * np.float32(1 - OUTLINE_SLACK) + centre).astype(np.float32)]
+    return [scaled_about_centre(corners, 1 - OUTLINE_SLACK)]
 
 
 def best_reading(confidences: Sequence[float], level: float = RESCUE_CONFIDENCE) -> int | None:
