@@ -184,6 +184,14 @@ def test_two_whole_symbols_at_a_threes_margin_are_a_three():
     assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(40, 5)], 120) is None
 
 
+def test_a_third_symbol_seen_at_the_edge_where_it_would_stand_makes_a_three():
+    # the third would show whole before the edge, but it is seen touching the edge (it may be
+    # cut): no card holds more than three, so it is a three all the same
+    assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(96, 28)], 160) == 3
+    # something at the edge beyond where a third would stand proves nothing
+    assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(130, 20)], 200) is None
+
+
 def test_a_known_number_is_certain():
     features = [CardFeatures({KNOWN_NUMBER: 3.0}), CardFeatures({})]
     unsure = np.array([[0.5, 0.3, 0.2], [0.5, 0.3, 0.2]])

@@ -118,8 +118,9 @@ def count_past_edge(
     in the card laid out along its length from its whole side, ``shown_length`` pixels long),
     alike and spaced as a row, stand at a three's margin from the whole side (within
     ``THREE_BY_MARGIN`` unless a symbol is seen ``cut``), every cut symbol lies after them, and
-    a third symbol at their spacing would not show whole before the edge (the end's ``MARGIN``
-    left out, as ``extract`` does). None otherwise: the number is then not known."""
+    a third symbol is seen cut where it would stand, or at their spacing would not show whole
+    before the edge (the end's ``MARGIN`` left out, as ``extract`` does). None otherwise: the
+    number is then not known."""
     if len(whole) != 2:
         return None
     (x1, _, w1, h1), (x2, _, w2, h2) = sorted(cv2.boundingRect(c) for c in whole)
@@ -135,7 +136,9 @@ def count_past_edge(
     if any(cv2.boundingRect(c)[0] < x2 + w2 for c in cut):
         return None
     third_end = x2 + w2 + gap + symbol_width
-    return 3 if third_end > (1 - MARGIN) * shown_length else None
+    # a third symbol seen where it would stand, touching the edge, is a third all the same
+    seen = any(cv2.boundingRect(c)[0] < third_end for c in cut)
+    return 3 if seen or third_end > (1 - MARGIN) * shown_length else None
 
 
 def known_numbers(
