@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from scipy.ndimage import maximum_filter
-from setvision.vision.geometry import long_side_first, pixel_corners
+from setvision.vision.geometry import long_side_first, pixel_corners, scaled_about_centre
 from setvision.vision.image import resize_long_side
 
 #: Thumbnail (width, height) compared between frames: coarse enough to ignore blur and noise.
@@ -82,9 +82,7 @@ def loose_paper(small: np.ndarray, quads: list[np.ndarray]) -> float:
     value = hsv[..., 2]
     paper = (value > max(60.0, 0.7 * float(np.percentile(value, 98)))) & (hsv[..., 1] < 70)
     for quad in quads:
-        quad = np.asarray(quad, np.float32) / 4
-        centre = quad.mean(axis=0)
-        grown = centre + (quad - centre) * 1.15
+        grown = scaled_about_centre(np.asarray(quad, np.float32) / 4, 1.15)
         cv2.fillConvexPoly(paper.view(np.uint8), np.round(grown).astype(np.int32), 0)
     return float(paper.mean())
 
@@ -102,9 +100,7 @@ def table_colours(small: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
     grown a little): a boolean array; all False when no table is seen."""
     mask = np.full(small.shape[:2], 255, np.uint8)
     for quad in quads:
-        quad = np.asarray(quad, np.float32)
-        centre = quad.mean(axis=0)
-        grown = centre + (quad - centre) * 1.15
+        grown = scaled_about_centre(np.asarray(quad, np.float32), 1.15)
         cv2.fillConvexPoly(mask, np.round(grown).astype(np.int32), 0)
     counts = _lab_histogram(small, mask)
     total = float(counts.sum())
@@ -120,9 +116,7 @@ def table_colours(small: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
 def table_share(small: np.ndarray, quad: np.ndarray, colours: np.ndarray) -> float:
     """The share of the inner part of ``quad`` (``small``'s pixels) whose colour is the
     table's (``table_colours``): near 1 where a card was taken and the table shows."""
-    quad = np.asarray(quad, np.float32)
-    centre = quad.mean(axis=0)
-    inner = centre + (quad - centre) * 0.8  # the card's edge may blur into the table
+    inner = scaled_about_centre(np.asarray(quad, np.float32), 0.8)  # edges blur into the table
     mask = np.zeros(small.shape[:2], np.uint8)
     cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 255)
     counts = _lab_histogram(small, mask)

@@ -133,11 +133,12 @@ def count_past_edge(
         return None
     if not cut and x1 > THREE_BY_MARGIN * symbol_width:
         return None
-    if any(cv2.boundingRect(c)[0] < x2 + w2 for c in cut):
+    cut_starts = [cv2.boundingRect(c)[0] for c in cut]
+    if any(start < x2 + w2 for start in cut_starts):
         return None
     third_end = x2 + w2 + gap + symbol_width
     # a third symbol seen where it would stand, touching the edge, is a third all the same
-    seen = any(cv2.boundingRect(c)[0] < third_end for c in cut)
+    seen = any(start < third_end for start in cut_starts)
     return 3 if seen or third_end > (1 - MARGIN) * shown_length else None
 
 
