@@ -765,8 +765,15 @@ def _eval_cut(args: argparse.Namespace, boards: list, reader) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from setvision.app import evaluating
-    from setvision.vision.learn.evaluate import format_table, summarise
+    from setvision.vision.learn.evaluate import format_seed_table, format_table, summarise
 
+    if args.seeds is not None:
+        if args.seeds < 1:
+            raise SetvisionError(f"--seeds must be at least 1, got {args.seeds}")
+        if not args.loso or args.find or args.cut or args.calibration:
+            raise SetvisionError(
+                "--seeds refits the held-out attribute forests: use it with --loso alone"
+            )
     if args.find:
         return _eval_find(args)
     if args.read or args.scales:
@@ -780,13 +787,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.loso:
             raise SetvisionError("--cut reads with the shipped models: leave out --loso")
         return _eval_cut(args, boards, _reader(args, profile))
-    progress = Progress(len(boards))
+    seeds = range(args.seeds or 1)
+    progress = Progress(len(boards) * len(seeds))
+    by_seed = {}
     if args.loso:
         auto = not args.no_auto_calibration
-        results = evaluating.evaluate_held_out(
-            boards, data, profile, args.model, auto, args.jobs, progress.step
-        )
+        for seed in seeds:
+            by_seed[seed] = evaluating.evaluate_held_out(
+                boards, data, profile, args.model, auto, args.jobs, progress.step,
+                seed if args.seeds else None,
+            )  # fmt: skip
+        results = by_seed[0]
         print("leave-one-source-out: each source read by models fitted without it")
+        if args.seeds:
+            print("(the table and details: seed 0, the shipped settings' seed)")
     else:
         results = evaluating.evaluate_reader(boards, _reader(args, profile), progress.step)
     print(f"profile: {profile}")
@@ -802,6 +816,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     f"false {r.false_detections}, verdict {r.verdict}"
                     + (" FALSE NO SET" if r.false_no_set else "")
                 )
+    if args.seeds:
+        print(format_seed_table({seed: summarise(rows) for seed, rows in by_seed.items()}))
     return EXIT_OK
 
 
@@ -1150,6 +1166,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--loso",
         action="store_true",
         help="leave-one-source-out: read each source with models fitted without it",
+    )
+    evaluation.add_argument(
+        "--seeds",
+        type=int,
+        metavar="N",
+        help="with --loso: fit the held-out attribute forests with seeds 0 to N-1 and report "
+        "board exact per source under each, its mean and range (the draw's own noise)",
     )
     evaluation.add_argument(
         "--details",

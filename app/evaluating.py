@@ -61,12 +61,16 @@ def evaluate_held_out(
     auto: bool = True,
     jobs: int = 1,
     on_done: OnDone | None = None,
+    seed: int | None = None,
 ) -> list[BoardResult]:
     """Each source's boards read by attribute models fitted on every other source (the
-    tempering of ``model``, else of the shipped model, kept: it is fitted out of source)."""
+    tempering of ``model``, else of the shipped model, kept: it is fitted out of source);
+    their forests drawn with ``seed``, else with the shipped settings' seed."""
     results = []
     sources = {b.source for b in boards}
-    for source, reader in _readers_without_each(sources, data, jobs, profile, model, auto):
+    forest = None if seed is None else {"random_state": seed}
+    readers = _readers_without_each(sources, data, jobs, profile, model, auto, forest)
+    for source, reader in readers:
         results += evaluate_reader([b for b in boards if b.source == source], reader, on_done)
     return results
 
@@ -78,16 +82,18 @@ def _readers_without_each(
     profile: ProfileChoice = NO_PROFILE,
     model: str | None = None,
     auto: bool = True,
+    forest: dict | None = None,
 ):
-    """(source, a reader whose attribute models are fitted without that source) for each of
-    ``sources`` in name order; the tempering of ``model`` (else the shipped one) is kept."""
+    """(source, a reader whose attribute models are fitted without that source, ``forest``
+    settings changed) for each of ``sources`` in name order; the tempering of ``model`` (else
+    the shipped one) is kept."""
     from setvision.vision.learn.training import fit_without_source, training_samples
     from setvision.vision.read.classify import load_models
 
     samples = training_samples(data, jobs)
     tempering = load_models(model).tempering
     for source in sorted(sources):
-        models = fit_without_source(samples, source, tempering)
+        models = fit_without_source(samples, source, tempering, forest)
         yield source, make_reader(profile, auto=auto, models=models)
 
 

@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
 from setvision.solver import ATTRIBUTES, find_sets
 from setvision.vision.geometry import contains_point
 from setvision.vision.image import load
@@ -189,4 +190,28 @@ def format_table(table: dict[str, Summary]) -> str:
             text = f"{value:.3f}" if isinstance(value, float) else str(value)
             cells.append(text.rjust(width))
         lines.append(" ".join(cells))
+    return "\n".join(lines)
+
+
+def format_seed_table(tables: dict[int, dict[str, Summary]]) -> str:
+    """Board exact per source under each seed of the attribute forests (``summarise`` tables
+    by seed), with its mean and range, and a last line of every seed's sets and card exact:
+    how far the forests' draw alone moves the held-out figures."""
+    seeds = sorted(tables)
+    sources = list(next(iter(tables.values())))
+    width = max(36, *(len(s) for s in sources))
+    heads = [*(f"seed {s}" for s in seeds), "mean", "low", "high"]
+    lines = ["board exact by seed of the attribute forests",
+             " ".join(["source".ljust(width), *(h.rjust(7) for h in heads)])]  # fmt: skip
+    for source in sources:
+        values = [tables[s][source].row()["board_exact"] for s in seeds]
+        cells = [*values, float(np.mean(values)), min(values), max(values)]
+        lines.append(" ".join([source.ljust(width), *(f"{v:.3f}".rjust(7) for v in cells)]))
+    for column in ("sets_exact", "card_exact", "false_no_set", "sure_but_wrong"):
+        values = [tables[s]["all"].row()[column] for s in seeds]
+        if column.endswith("exact"):
+            shown = " ".join(f"{v:.4f}" for v in values) + f"; mean {np.mean(values):.4f}"
+        else:
+            shown = " ".join(str(v) for v in values)
+        lines.append(f"all, {column.replace('_', ' ')} by seed: {shown}")
     return "\n".join(lines)

@@ -323,10 +323,14 @@ def fit_models(
 
 
 def fit_without_source(
-    samples: list[Sample], source: str, tempering: dict[str, Tempering] | None
+    samples: list[Sample],
+    source: str,
+    tempering: dict[str, Tempering] | None,
+    forest: dict | None = None,
 ) -> AttributeModels:
-    """Models fitted on every sample but those of ``source`` (a deck they have never seen)."""
-    return fit_without(samples, [source], tempering)
+    """Models fitted on every sample but those of ``source`` (a deck they have never seen),
+    with ``forest`` settings changed as ``fit_models`` allows."""
+    return fit_without(samples, [source], tempering, forest)
 
 
 def fit_without(
