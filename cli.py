@@ -647,7 +647,7 @@ def _print_held_out_reading(held: list, unseen: list, details: bool) -> None:
         incomplete_lines,
         summarise_finding,
     )
-    from setvision.vision.learn.vetting_eval import NO_VETTING, vetting_options
+    from setvision.vision.learn.vetting_eval import NO_VETTING, unsaid_line, vetting_options
     from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS
     from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE
 
@@ -680,12 +680,22 @@ def _print_held_out_reading(held: list, unseen: list, details: bool) -> None:
             row.append(f"{s.complete:.3f} {s.recall:.4f} {s.precision:.4f}")
         mark = "  (shipped)" if level == RESCUE_CONFIDENCE else ""
         print(f"  {level:g}: {row[0]} | {row[1]}{mark}")
+    print("\nphotos where a card is missed as read and the answer says nothing of it (no place "
+          "where a card may be, no card unsure or partly seen, a multiple of three): were the "
+          "cards read without a set, \"no set\" would be said wrongly")  # fmt: skip
+    for name, photos in (("held out", held), ("the new source unseen", unseen)):
+        print(f"  {name}: {unsaid_line(photos)}")
     if details:
         print("\nphotos held out not complete as the reader counts them")
         print("\n".join(incomplete_lines(p.result(shipped) for p in held)))
         print("\nthe new source's photos not complete as the reader counts them, by the finder "
               "fitted without it")  # fmt: skip
         print("\n".join(incomplete_lines(p.result(shipped) for p in unseen)))
+        print("\nphotos where a card is missed as read and nothing is said of it (verdict)")
+        for p in held + unseen:
+            if p.missed_unsaid:
+                found, _ = p.counted[shipped]
+                print(f"{p.file}: read {found}/{p.labelled}, verdict {p.verdict}")
 
 
 def _eval_find(args: argparse.Namespace) -> int:

@@ -104,6 +104,23 @@ def placed_cards(photo, data_dir, boards):
     return get
 
 
+#: Twelve cards on a white bag, every one read surely, no set among them: the candidate makers
+#: miss the first (white paper on white cloth), the card net sees it.
+SHELF = "boards/TheBananaBender__Set_vision_player/train__photo_84_2025-06-15_12-18-12.jpg"
+
+
+@pytest.fixture(scope="session")
+def shelf(photo, data_dir) -> Photo:
+    return photo(data_dir / SHELF)
+
+
+@pytest.fixture(scope="session")
+def shelf_truth(data_dir):
+    from setvision.vision.learn.find_eval import outline_truths
+
+    return next(t for t in outline_truths(data_dir) if t.file == SHELF)
+
+
 @pytest.fixture(scope="session")
 def sample_labels() -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in SAMPLES.glob("*.json")}

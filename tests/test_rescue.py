@@ -4,10 +4,8 @@ left as places where a card may be missed when they do not (real photos)."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from setvision.vision.find.finder import find_cards, net_places, place_outline
 from setvision.vision.geometry import convex_iou
-from setvision.vision.learn.find_eval import outline_truths
 from setvision.vision.learn.find_training import HeldOutOutlines
 from setvision.vision.learn.vetting_eval import read_found
 from setvision.vision.read.rescue import (
@@ -18,23 +16,10 @@ from setvision.vision.read.rescue import (
     worth_retrying,
 )
 
-#: Twelve cards on a white bag: the candidate makers miss the first (white paper on white
-#: cloth), the card net sees it.
-SHELF = "boards/TheBananaBender__Set_vision_player/train__photo_84_2025-06-15_12-18-12.jpg"
 #: The bag's banana print that a finder fitted without this source took for a card (corners in
 #: the photo's pixels as loaded; see ``test_vetting.py``).
 BAG = "boards/TheBananaBender__Set_vision_player/train__photo_49_2025-06-15_12-18-12.jpg"
 PRINT = np.array([[163, 76], [363, 53], [365, 224], [142, 245]], np.float32)
-
-
-@pytest.fixture(scope="module")
-def shelf(photo, data_dir):
-    return photo(data_dir / SHELF)
-
-
-@pytest.fixture(scope="module")
-def shelf_truth(data_dir):
-    return next(t for t in outline_truths(data_dir) if t.file == SHELF)
 
 
 def _best_overlap(quad: np.ndarray, quads: list[np.ndarray]) -> float:
@@ -81,7 +66,7 @@ def test_a_coarse_place_on_a_card_is_taken(reader, shelf):
 def test_held_out_reading_counts_the_nets_place_from_its_level(reader, shelf, shelf_truth):
     found = find_cards(shelf.image)
     outlines = HeldOutOutlines(
-        SHELF,
+        shelf_truth.file,
         tuple(o.corners_xy * shelf.scale for o in found.outlines),
         tuple(found.probabilities),
         tuple(p.corners_xy * shelf.scale for p in found.net_places),

@@ -272,13 +272,18 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
         touches = touches_border(quad, size, margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
     doubt_quads = _quads_of(in_doubt)
-    missed = unexplained_cards(missed, doubt_quads)  # none of the cards nor of the doubts
-    possible = [order_corners(q / factor) for q in [*doubt_quads, *missed]]
+    possible = [order_corners(q / factor) for q in possible_places(missed, doubt_quads)]
     places = []
     if net is not None:
         places = net_places(net_cards(net, PLACE_INTERIOR), _quads_of(chosen), doubt_quads)
     to_read = [place_outline(q, size, margin) for q in _to_image(np.array(places), image, factor)]
     return Found(outlines, possible, [j.probability for j in chosen], tuple(to_read))
+
+
+def possible_places(missed: Sequence[np.ndarray], doubts: np.ndarray) -> list[np.ndarray]:
+    """Where a card may have been missed (``Found.possible``): each doubt, and each of the
+    net's cards that no card found explains (``missed``) and no doubt explains either."""
+    return [*doubts, *unexplained_cards(missed, doubts)]
 
 
 def net_places(

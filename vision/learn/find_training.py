@@ -358,6 +358,8 @@ class HeldOutOutlines:
     #: them (labels' pixels, not yet snapped), and how far ``find_cards`` snaps their sides
     net_places: tuple[np.ndarray, ...] = ()
     snap_reach: float = 0.0
+    #: where ``find_cards`` says a card may have been missed (``Found.possible``; labels' pixels)
+    possible: tuple[np.ndarray, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -388,17 +390,32 @@ class SentOrNot:
 
     def outlines(self, model: CardnessModel) -> HeldOutOutlines | None:
         """The cards found with ``model``'s levels for sending a photo to the previous finder,
-        and the places where the net sees a card that none explains (``Found.net_places``)."""
-        from setvision.vision.find.finder import PLACE_INTERIOR, net_places
+        the places where the net sees a card that none explains (``Found.net_places``), and
+        where a card may have been missed (``Found.possible``)."""
+        from setvision.vision.find.finder import (
+            PLACE_INTERIOR,
+            net_places,
+            possible_places,
+            unexplained_cards,
+        )
         from setvision.vision.find.outlines import SNAP_PX
+        from setvision.vision.geometry import order_corners
 
         sent = self.sent(model)
         found = self.both_outlines if sent else self.fast_outlines
-        seen = (self.net or {}).get(PLACE_INTERIOR, []) if np.isfinite(model.net_interior) else []
-        if found is None or not seen:
-            return found
+        if found is None:
+            return None
+        asked = np.isfinite(model.net_interior)
+        seen = (self.net or {}).get(PLACE_INTERIOR, []) if asked else []
         quads = np.array(found.quads, np.float32).reshape(-1, 4, 2) / np.float32(self.to_original)
         doubts = self.both_doubts if sent else self.fast_doubts
+        doubts = np.zeros((0, 4, 2), np.float32) if doubts is None else doubts
+        gate = (self.net or {}).get(model.net_interior, []) if asked else []
+        possible = possible_places(unexplained_cards(gate, quads), doubts)
+        found = replace(found, possible=tuple(order_corners(q) * self.to_original
+                                              for q in possible))  # fmt: skip
+        if not seen:
+            return found
         places = net_places(seen, quads, doubts)
         return replace(found, net_places=tuple(q * self.to_original for q in places),
                        snap_reach=SNAP_PX * self.to_original)  # fmt: skip

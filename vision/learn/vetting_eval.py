@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from setvision.vision.find.finder import place_outline
+from setvision.vision.find.finder import place_outline, unexplained_cards
 from setvision.vision.find.fit import snap_sides
+from setvision.vision.layout import UNSURE, Ignored, Layout
 from setvision.vision.learn.find_eval import FindResult, FindTruth, _map_photos, score_found
 from setvision.vision.learn.find_training import HeldOutOutlines
 from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS, best_reading
@@ -41,6 +42,17 @@ class ReadPhoto:
     #: at the shipped vetting levels, by the confidence a place the net sees needs to be
     #: counted (``RESCUE_LEVELS``): (cards counted, false cards counted)
     rescued: dict[float, tuple[int, int]] = field(default_factory=dict)
+    #: the answer at the shipped levels: its verdict (``Layout.verdict``), and whether it says
+    #: that a card may be missing or is unsure (a layout doubt or an uncertain card)
+    verdict: str = ""
+    doubted: bool = False
+
+    @property
+    def missed_unsaid(self) -> bool:
+        """Whether, at the shipped levels, a labelled card is missed and nothing in the answer
+        says so: were the cards read without a set, "no set" would be said wrongly."""
+        found, _ = self.counted.get((FINDER_UNSURE, READER_UNSURE), (0, 0))
+        return self.error is None and found < self.labelled and not self.doubted
 
     def result(self, levels: tuple[float, float]) -> FindResult:
         """The photo scored on the outlines counted as cards at ``levels``."""
@@ -96,14 +108,19 @@ def followed_cards(image: np.ndarray) -> list[np.ndarray]:
 
 
 def read_found(
-    truth: FindTruth, image: np.ndarray, scale: float, outlines: HeldOutOutlines, reader
+    truth: FindTruth,
+    image: np.ndarray,
+    scale: float,
+    outlines: HeldOutOutlines,
+    reader,
+    warnings: tuple[str, ...] = (),
 ) -> ReadPhoto:
     """Read a photo's found ``outlines`` (``image`` is the photo at 1/``scale`` of the labels'
-    pixels) and score what is counted at every vetting level."""
+    pixels; ``warnings`` from decoding it) and score what is counted at every vetting level."""
     from setvision.vision.pipeline import MeasuredCard
 
     size = (image.shape[1], image.shape[0])
-    quads, cards, probabilities = [], [], []
+    quads, cards, probabilities, ignored = [], [], [], []
     for quad, probability in zip(outlines.quads, outlines.probabilities):
         corners = np.asarray(quad, np.float32) / np.float32(scale)
         measured = reader.measure_found(image, place_outline(corners, size, BORDER_PX))
@@ -111,6 +128,8 @@ def read_found(
             quads.append(quad)
             cards.append(measured)
             probabilities.append(probability)
+        else:
+            ignored.append(measured)
     levels = {*RESCUE_LEVELS, RESCUE_CONFIDENCE}
     places = []  # per place, its readings alone (confidence, measurement): outline, variants
     if outlines.net_places:
@@ -121,7 +140,7 @@ def read_found(
             if readings:
                 places.append(readings)
 
-    def read_with(level: float) -> tuple[list, list[float], list[float]]:
+    def read_with(level: float) -> tuple[list, list[float], list[float], list]:
         taken = []  # (quad in the labels' pixels, measurement)
         for readings in places:
             best = best_reading([confidence for confidence, _ in readings], level)
@@ -130,10 +149,11 @@ def read_found(
                 taken.append((card.outline.corners_xy * np.float32(scale), card))
         every = cards + [card for _, card in taken]
         confidences = [r.confidence for r in reader.classify(every)] if every else []
-        return quads + [quad for quad, _ in taken], probabilities + [0.0] * len(taken), confidences
+        return (quads + [quad for quad, _ in taken], probabilities + [0.0] * len(taken),
+                confidences, every)  # fmt: skip
 
     def counted_at(read, finder_unsure: float, reader_unsure: float) -> tuple[int, int]:
-        kept = [q for q, p, c in zip(*read) if not set_aside(p, c, finder_unsure, reader_unsure)]
+        kept = [q for q, p, c, _ in zip(*read) if not set_aside(p, c, finder_unsure, reader_unsure)]
         return score_found(truth, kept)
 
     by_level = {level: read_with(level) for level in levels}
@@ -141,8 +161,25 @@ def read_found(
     counted = {levels: counted_at(shipped, *levels) for levels in (NO_VETTING, *VETTING_LEVELS)}
     vetting = (FINDER_UNSURE, READER_UNSURE)
     rescued_counts = {level: counted_at(read, *vetting) for level, read in by_level.items()}
+    taken = shipped[3][len(cards) :]
+    possible = np.array(outlines.possible, np.float32).reshape(-1, 4, 2) / np.float32(scale)
+    possible = unexplained_cards(possible, [t.outline.corners_xy for t in taken])
+    layout = _answer(reader, shipped, ignored, possible, size, warnings)
     return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, counted,
-                     rescued=rescued_counts)  # fmt: skip
+                     rescued=rescued_counts, verdict=layout.verdict,
+                     doubted=bool(layout.uncertain or layout.layout_doubts))  # fmt: skip
+
+
+def _answer(reader, read, ignored: list, possible: list, size, warnings) -> Layout:
+    """The layout ``CardReader.read`` answers with, from a photo's ``read`` cards (quads,
+    finder probabilities, read confidences, measurements) at the shipped levels: the unsure
+    ones set aside and the rest read again together."""
+    _, probabilities, confidences, measured = read
+    aside = [set_aside(p, c) for p, c in zip(probabilities, confidences)]
+    kept = [m for m, a in zip(measured, aside) if not a]
+    unsure = [Ignored(m.outline.corners_xy, UNSURE) for m, a in zip(measured, aside) if a]
+    readings = reader.classify(kept) if kept else []
+    return Layout(size, tuple(readings), tuple(ignored + unsure), {}, tuple(possible), warnings)
 
 
 #: The reader of ``read_held_out``'s photos (set before its worker processes are forked).
@@ -159,7 +196,7 @@ def _job(item: tuple[FindTruth, HeldOutOutlines | None]) -> ReadPhoto:
         return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, {}, str(error))
     if outlines is None:
         outlines = HeldOutOutlines(truth.file, (), ())
-    return read_found(truth, photo.image, photo.scale, outlines, _HELD_OUT_READER)
+    return read_found(truth, photo.image, photo.scale, outlines, _HELD_OUT_READER, photo.warnings)
 
 
 def read_held_out(
@@ -187,3 +224,14 @@ def vetting_options(photos: list[ReadPhoto]) -> list[tuple[float, float, float, 
         complete = float(np.mean([r.complete for r in results])) if results else 0.0
         options.append((*levels, complete, found / labelled, found / counted if counted else 1.0))
     return options
+
+
+def unsaid_line(photos: list[ReadPhoto]) -> str:
+    """How many ``photos`` miss a card as read, how many of those say nothing of it
+    (``ReadPhoto.missed_unsaid``), and how many of those answer "no set"."""
+    shipped = (FINDER_UNSURE, READER_UNSURE)
+    missed = [p for p in photos if p.error is None and p.counted[shipped][0] < p.labelled]
+    unsaid = [p for p in missed if p.missed_unsaid]
+    no_set = sum(p.verdict == "no_set" for p in unsaid)
+    return (f"{len(unsaid)} of the {len(missed)} photos missing a card say nothing of it; "
+            f'{no_set} of them answer "no set"')  # fmt: skip
