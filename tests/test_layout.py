@@ -61,7 +61,16 @@ def test_sets_and_no_cards_verdicts():
     layout = _grid(["1-red-solid-oval", "2-green-striped-diamond", "3-purple-open-squiggle"])
     assert layout.verdict == "sets" and layout.sets == [(1, 2, 3)]
     empty = Layout.empty((640, 480))
-    assert empty.verdict == "no_cards" and empty.sets == [] and verdict_message(empty)
+    assert empty.verdict == "no_cards" and empty.sets == []
+    assert verdict_message(empty) == "no cards found"
+
+
+def test_no_card_read_but_one_partly_seen_or_maybe_missed_says_so():
+    cut = Layout((800, 600), (), (Ignored(_quad(740, 500), "cut by the image border"),))
+    assert cut.verdict == "no_cards"
+    assert verdict_message(cut) == "no card read: 1 card only partly visible"
+    place = Layout((800, 600), (), (), possible=(_quad(10, 500),))
+    assert verdict_message(place) == "no card read: a card may be missed near (40, 545)"
 
 
 def test_reading_order_follows_rows_even_when_the_camera_is_tilted():

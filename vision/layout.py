@@ -193,7 +193,9 @@ def verdict_message(layout: Layout, reveal: str = "all") -> str:
     """The one line a player reads: how many sets, or what the dealer should do, or why not."""
     n = len(layout.cards)
     if layout.verdict == "no_cards":
-        return "no cards found"
+        # cards partly seen, or places where one may lie, are worth more than "none"
+        doubts = layout.layout_doubts
+        return f"no card read: {'; '.join(doubts)}" if doubts else "no cards found"
     if layout.verdict == "uncertain":
         parts = [describe_card_doubt(layout, i) for i in layout.uncertain[:3]]
         if len(layout.uncertain) > 3:

@@ -26,7 +26,7 @@ VERDICT_WORDS = {
     "sets": "sets",
     "no_set": "no set: add three",
     "uncertain": "uncertain",
-    "no_cards": "no cards found",
+    "no_cards": "no card read",
     "error": "could not be read",
 }
 
