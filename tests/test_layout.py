@@ -1,6 +1,7 @@
 """Layouts: verdicts, reading order, joint settlement, drawing, the contract (synthetic cards)."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -109,6 +110,19 @@ def test_annotator_draws_on_a_copy_of_the_same_size(reveal):
     assert Annotator().annotate(image, Layout.empty((800, 600))).shape == image.shape
     with pytest.raises(ValueError, match="reveal"):
         Annotator(reveal="most")
+
+
+def test_a_place_where_a_card_may_be_missed_is_outlined_in_dashes_and_asked_about():
+    image = np.full((600, 800, 3), 30, np.uint8)
+    place = _quad(500, 300, 120, 180)
+    layout = Layout((800, 600), _grid(NO_SET_12[:3]).cards, possible=(place,))
+    drawn = Annotator().annotate(image, layout)
+    red = (drawn[..., 2] > 150) & (drawn[..., 1] < 90) & (drawn[..., 0] < 90)
+    left_side = red[300:480, 498:503].any(axis=1)  # the place's left side, row by row
+    assert 0.3 < left_side.mean() < 0.8  # dashes: drawn along part of it, gaps between
+    assert red[370:410, 540:580].any()  # the "?" at its middle
+    without = Annotator().annotate(image, replace(layout, possible=()))
+    assert not ((without[..., 2] > 150) & (without[..., 1] < 90))[300:480, 498:503].any()
 
 
 def test_a_long_legend_goes_into_columns_rather_than_over_the_cards():

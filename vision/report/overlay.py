@@ -23,6 +23,9 @@ UNCERTAIN_RGB = (255, 40, 40)
 IGNORED_RGB = (140, 140, 140)
 TEXT_RGB = (255, 255, 255)
 PANEL_RGB = (20, 20, 20)
+#: A place where a card may be missed (``Layout.possible``) is outlined in dashes this many line
+#: widths long, with as long gaps: a place to look at, not a card read.
+DASH = 4
 
 
 def bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -35,6 +38,19 @@ def _shrunk(corners: np.ndarray, pixels: float) -> np.ndarray:
     centre = corners.mean(axis=0)
     distance = np.linalg.norm(corners - centre, axis=1, keepdims=True)
     return centre + (corners - centre) * np.clip(1 - pixels / np.maximum(distance, 1), 0.2, 1)
+
+
+def dashed_outline(canvas: np.ndarray, corners: np.ndarray, colour_bgr, thickness: int) -> None:
+    """A closed outline through ``corners`` drawn in dashes of ``DASH`` line widths."""
+    step = DASH * thickness
+    corners = np.asarray(corners, np.float64)
+    for start, end in zip(corners, np.roll(corners, -1, axis=0)):
+        length = float(np.linalg.norm(end - start))
+        for along in np.arange(0.0, length, 2 * step):
+            a = start + (end - start) * along / length
+            b = start + (end - start) * min(along + step, length) / length
+            cv2.line(canvas, (round(a[0]), round(a[1])), (round(b[0]), round(b[1])), colour_bgr,
+                     thickness, cv2.LINE_AA)  # fmt: skip
 
 
 def label_anchor(corners: np.ndarray) -> np.ndarray:
@@ -79,6 +95,8 @@ class Annotator:
         for ignored in layout.ignored:
             cv2.polylines(canvas, [ignored.corners_xy.astype(np.int32)], True,
                           bgr(IGNORED_RGB), thickness, cv2.LINE_AA)  # fmt: skip
+        for place in layout.possible:
+            dashed_outline(canvas, place, bgr(UNCERTAIN_RGB), thickness)
         for card_id, reading in enumerate(layout.cards, 1):
             colour = UNCERTAIN_RGB if card_id in uncertain else CARD_RGB
             cv2.polylines(canvas, [reading.corners_xy.astype(np.int32)], True, bgr(colour),
@@ -101,6 +119,9 @@ class Annotator:
                 label += f" {reading.confidence:.0%}"
             self._label(canvas, label_anchor(reading.corners_xy), label, font, thickness,
                         UNCERTAIN_RGB if card_id in uncertain else PANEL_RGB)  # fmt: skip
+        for place in layout.possible:
+            self._label(canvas, np.asarray(place).mean(axis=0), "?", font, thickness,
+                        UNCERTAIN_RGB)  # fmt: skip
 
         lines = []
         if self.reveal in ("one", "all"):
@@ -147,6 +168,8 @@ class Annotator:
         cards = np.zeros((height_px, width_px), np.uint8)
         for card in (*layout.cards, *layout.ignored):  # a card cut off is still a card
             cv2.fillConvexPoly(cards, card.corners_xy.astype(np.int32), 1)
+        for place in layout.possible:  # a card may lie there: keep it in view too
+            cv2.fillConvexPoly(cards, np.asarray(place).astype(np.int32), 1)
         footer_width = max(text_width(t) for t in footer) + line_height
         count = len(layout.cards) + len(layout.ignored)
         p = place_panel(cards, count, widths, footer_width, line_height, len(footer), keep_clear)
