@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -579,6 +580,33 @@ def test_a_still_table_is_read_live_as_its_photo_is(reader, photo, data_dir):
         overlaps = [convex_iou(card.corners_xy, c.corners_xy) for c in live.cards]
         assert max(overlaps) >= 0.8
         assert live.cards[int(np.argmax(overlaps))].card == card.card
+
+
+def test_live_says_no_set_only_while_no_place_may_hold_a_missed_card(reader, shelf, monkeypatch):
+    """The shelf's twelve cards hold no set. Live says so once steady; but where detection
+    names a place a card may be missed (as a photo's reading would), it never does."""
+    from setvision.vision.find import finder
+    from setvision.vision.live import session
+    from setvision.vision.live.session import LiveAnalyser
+
+    def still(analyser) -> list:
+        return [analyser.analyse(Frame(k, k / 30, shelf.image)) for k in range(12)]
+
+    plain = still(LiveAnalyser(reader))
+    assert plain[-1].verdict == "no_set" and not plain[-1].layout.possible
+    cards = [c.corners_xy for c in plain[-1].layout.cards]
+    place = np.float32([[10, 10], [110, 10], [110, 160], [10, 160]])  # a corner of the bag
+    assert max(convex_iou(place, c) for c in cards) == 0.0
+
+    def with_place(image):
+        found = finder.find_cards(image)
+        return replace(found, possible=[*found.possible, place])
+
+    monkeypatch.setattr(session, "find_cards", with_place)
+    doubted = still(LiveAnalyser(reader))
+    assert len(doubted[-1].layout.cards) == 12
+    assert all(r.verdict == "uncertain" for r in doubted)
+    assert "a card may be missed near (60, 85)" in doubted[-1].message()
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from setvision.solver import Card
 from setvision.vision.contract import layout_record
-from setvision.vision.find.finder import find_cards
+from setvision.vision.find.finder import find_cards, unexplained_cards
 from setvision.vision.find.outlines import Outline
 from setvision.vision.geometry import (
     contains_point,
@@ -129,6 +129,8 @@ class LiveAnalyser:
         self._quiet = False
         self._loose_before: float | None = None
         self._ignored: tuple[Ignored, ...] = ()
+        #: where the last detection said a card may be missed (``Found.possible``)
+        self._possible: tuple[np.ndarray, ...] = ()
         self._rejected: list[Ignored] = []  # outlines found unreadable at the last detection
         self._table: np.ndarray | None = None  # the table's colours (``table_colours``)
 
@@ -176,7 +178,10 @@ class LiveAnalyser:
             self._loose_before = self._loose_paper(work)
         timings["total"] = _ms(start)
         size = (image.shape[1], image.shape[0])
-        return self.tracker.snapshot(frame.index, frame.t, size, self._ignored, timings)
+        explained = [t.corners_xy for t in self.tracker.tracks.values()]
+        explained += [i.corners_xy for i in self._ignored]  # a shape set aside is named already
+        possible = tuple(unexplained_cards(self._possible, explained))
+        return self.tracker.snapshot(frame.index, frame.t, size, self._ignored, timings, possible)
 
     # ------------------------------------------------------------ steps
 
@@ -232,6 +237,7 @@ class LiveAnalyser:
     def _detect(self, work: _Work, confirmed: set[int]) -> list[_Pending]:
         """Find outlines, snap matching tracks to them; the rest are new cards to read."""
         found = find_cards(work.image)  # the finder's own work copy, as for a photo
+        self._possible = tuple(found.possible)  # no "no set" over them, as for a photo
         pending, rejected, ignored = [], [], []
         tracks = self.tracker.match(o.corners_xy for o in found.outlines)
         for outline, track_id, probability in zip(found.outlines, tracks, found.probabilities):

@@ -259,8 +259,10 @@ class Tracker:
         image_size: tuple[int, int],
         ignored: tuple[Ignored, ...] = (),
         timings_ms: dict[str, float] | None = None,
+        possible: tuple[np.ndarray, ...] = (),
     ) -> LiveLayout:
-        """The table now: voted, jointly settled identities, numbered stably."""
+        """The table now: voted, jointly settled identities, numbered stably; ``possible``:
+        places where a card may be missed (``Layout.possible``)."""
         shown = [track for track in self.tracks.values() if track.ready]
         voted = [track.voted() for track in shown]
         if shown:
@@ -276,7 +278,8 @@ class Tracker:
         readings = tuple(
             CardReading(by_id[i][0].corners_xy.copy(), by_id[i][1], by_id[i][0].card) for i in order
         )
-        layout = Layout(tuple(image_size), readings, tuple(ignored), dict(timings_ms or {}))
+        layout = Layout(tuple(image_size), readings, tuple(ignored), dict(timings_ms or {}),
+                        tuple(possible))  # fmt: skip
         unsettled = tuple(n for n, i in enumerate(order, 1) if not by_id[i][0].settled)
         steady = self._count_steady(layout, order, unsettled)
         return LiveLayout(frame, t, layout, tuple(order), unsettled, steady, self.steady_after)
@@ -296,7 +299,8 @@ class Tracker:
                 self.vote(track_id, card.probabilities, frame)
                 confirmed.append(track_id)
         self.detected(confirmed)
-        return self.snapshot(frame, t, layout.image_size, layout.ignored, layout.timings_ms)
+        return self.snapshot(frame, t, layout.image_size, layout.ignored, layout.timings_ms,
+                             layout.possible)  # fmt: skip
 
     def _numbering(self, shown: list[Track]) -> list[int]:
         """Track ids in display order: reading order, adopted only when it persists."""
