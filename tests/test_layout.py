@@ -112,7 +112,7 @@ def test_annotator_draws_on_a_copy_of_the_same_size(reveal):
         Annotator(reveal="most")
 
 
-def test_a_place_where_a_card_may_be_missed_is_outlined_in_dashes_and_asked_about():
+def test_a_place_where_a_card_may_be_missed_is_dashed_and_asked_about_when_no_set_shows():
     image = np.full((600, 800, 3), 30, np.uint8)
     place = _quad(500, 300, 120, 180)
     layout = Layout((800, 600), _grid(NO_SET_12[:3]).cards, possible=(place,))
@@ -123,6 +123,11 @@ def test_a_place_where_a_card_may_be_missed_is_outlined_in_dashes_and_asked_abou
     assert red[370:410, 540:580].any()  # the "?" at its middle
     without = Annotator().annotate(image, replace(layout, possible=()))
     assert not ((without[..., 2] > 150) & (without[..., 1] < 90))[300:480, 498:503].any()
+    a_set = ["1-red-solid-oval", "2-green-striped-diamond", "3-purple-open-squiggle"]
+    with_sets = replace(layout, cards=_grid(a_set).cards)
+    assert with_sets.verdict == "sets"  # beside the sets found, the place is not drawn
+    drawn = Annotator().annotate(image, with_sets)
+    assert not ((drawn[..., 2] > 150) & (drawn[..., 1] < 90))[300:480, 498:503].any()
 
 
 def test_a_long_legend_goes_into_columns_rather_than_over_the_cards():

@@ -40,15 +40,27 @@ def test_three_cards_hidden_and_nothing_said_is_an_unsaid_miss(
     assert read.counted[(0.9, 0.4)][0] == len(labelled) - 3
     assert read.missed_unsaid and not read.doubted
     assert read.verdict == "no_set"  # nine of a table without a set hold none either
-    assert unsaid_line([read]) == (
-        '1 of the 1 photos missing a card say nothing of it; 1 of them answer "no set"'
+    assert unsaid_line([read]).startswith(
+        '1 of the 1 photos missing a card say nothing of it; 1 of them answer "no set"; '
     )
 
 
 def test_a_place_named_where_a_hidden_card_lies_is_said(reader, shelf, shelf_truth, labelled):
     read = _read(reader, shelf, shelf_truth, labelled[3:], possible=(labelled[0],))
 
-    assert read.doubted and not read.missed_unsaid
+    assert read.doubted and not read.missed_unsaid and read.places == 1
+
+
+def test_a_place_named_beside_every_card_read_is_a_false_alarm(
+    reader, shelf, shelf_truth, labelled
+):
+    corner = np.float32([[10, 10], [110, 10], [110, 160], [10, 160]]) * np.float32(shelf.scale)
+    read = _read(reader, shelf, shelf_truth, labelled, possible=(corner,))
+
+    assert read.result((0.9, 0.4)).complete and read.places == 1 and read.verdict == "uncertain"
+    assert unsaid_line([read]).endswith(
+        "1 of the 1 photos read complete name a place where a card may be missed all the same"
+    )
 
 
 def test_one_card_hidden_leaves_eleven_which_says_one_may_be_missed(

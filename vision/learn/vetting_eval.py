@@ -46,6 +46,8 @@ class ReadPhoto:
     #: that a card may be missing or is unsure (a layout doubt or an uncertain card)
     verdict: str = ""
     doubted: bool = False
+    #: how many places the answer names where a card may be missed (``Layout.possible``)
+    places: int = 0
 
     @property
     def missed_unsaid(self) -> bool:
@@ -167,7 +169,8 @@ def read_found(
     layout = _answer(reader, shipped, ignored, possible, size, warnings)
     return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, counted,
                      rescued=rescued_counts, verdict=layout.verdict,
-                     doubted=bool(layout.uncertain or layout.layout_doubts))  # fmt: skip
+                     doubted=bool(layout.uncertain or layout.layout_doubts),
+                     places=len(layout.possible))  # fmt: skip
 
 
 def _answer(reader, read, ignored: list, possible: list, size, warnings) -> Layout:
@@ -228,10 +231,14 @@ def vetting_options(photos: list[ReadPhoto]) -> list[tuple[float, float, float, 
 
 def unsaid_line(photos: list[ReadPhoto]) -> str:
     """How many ``photos`` miss a card as read, how many of those say nothing of it
-    (``ReadPhoto.missed_unsaid``), and how many of those answer "no set"."""
+    (``ReadPhoto.missed_unsaid``) and answer "no set"; and the price of the places named: how
+    many photos read complete name one all the same."""
     shipped = (FINDER_UNSURE, READER_UNSURE)
     missed = [p for p in photos if p.error is None and p.counted[shipped][0] < p.labelled]
     unsaid = [p for p in missed if p.missed_unsaid]
     no_set = sum(p.verdict == "no_set" for p in unsaid)
+    complete = [p for p in photos if p.error is None and p.result(shipped).complete]
+    alarms = sum(p.places > 0 for p in complete)
     return (f"{len(unsaid)} of the {len(missed)} photos missing a card say nothing of it; "
-            f'{no_set} of them answer "no set"')  # fmt: skip
+            f'{no_set} of them answer "no set"; {alarms} of the {len(complete)} photos read '
+            "complete name a place where a card may be missed all the same")  # fmt: skip

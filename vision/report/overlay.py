@@ -91,11 +91,14 @@ class Annotator:
         sets = layout.sets
         shown = sets if self.reveal == "all" else sets[:1] if self.reveal == "one" else []
         uncertain = set(layout.uncertain)
+        # where a card may be missed matters when no set is shown: on tables never seen, most
+        # photos read complete name such a place, and beside the sets found it would be noise
+        places = layout.possible if not sets else ()
 
         for ignored in layout.ignored:
             cv2.polylines(canvas, [ignored.corners_xy.astype(np.int32)], True,
                           bgr(IGNORED_RGB), thickness, cv2.LINE_AA)  # fmt: skip
-        for place in layout.possible:
+        for place in places:
             dashed_outline(canvas, place, bgr(UNCERTAIN_RGB), thickness)
         for card_id, reading in enumerate(layout.cards, 1):
             colour = UNCERTAIN_RGB if card_id in uncertain else CARD_RGB
@@ -119,7 +122,7 @@ class Annotator:
                 label += f" {reading.confidence:.0%}"
             self._label(canvas, label_anchor(reading.corners_xy), label, font, thickness,
                         UNCERTAIN_RGB if card_id in uncertain else PANEL_RGB)  # fmt: skip
-        for place in layout.possible:
+        for place in places:
             self._label(canvas, np.asarray(place).mean(axis=0), "?", font, thickness,
                         UNCERTAIN_RGB)  # fmt: skip
 
