@@ -163,7 +163,7 @@ def read_found(
     counted = {levels: counted_at(shipped, *levels) for levels in (NO_VETTING, *VETTING_LEVELS)}
     vetting = (FINDER_UNSURE, READER_UNSURE)
     rescued_counts = {level: counted_at(read, *vetting) for level, read in by_level.items()}
-    taken = shipped[3][len(cards) :]
+    taken = shipped[3][len(cards) :]  # the places read as cards, after the outlines' cards
     possible = np.array(outlines.possible, np.float32).reshape(-1, 4, 2) / np.float32(scale)
     possible = unexplained_cards(possible, [t.outline.corners_xy for t in taken])
     layout = _answer(reader, shipped, ignored, possible, size, warnings)
