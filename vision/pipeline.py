@@ -314,6 +314,19 @@ class CardReader:
             return Ignored(outline.corners_xy, "partly covered by another card")
         return MeasuredCard(outline, features)
 
+    def classify_vetted(
+        self, measured: list[MeasuredCard]
+    ) -> tuple[list[CardReading], list[Ignored]]:
+        """The cards read, less those found unsurely and read with little confidence
+        (``set_aside``): those come back as card-like shapes (``UNSURE``), and the rest are
+        read again without them, since a deck's cards are settled together."""
+        readings = self.classify(measured)
+        aside = [set_aside(m.found_probability, r.confidence) for m, r in zip(measured, readings)]
+        if not any(aside):
+            return readings, []
+        unsure = [Ignored(m.outline.corners_xy, UNSURE) for m, a in zip(measured, aside) if a]
+        return self.classify([m for m, a in zip(measured, aside) if not a]), unsure
+
     def classify(self, measured: list[MeasuredCard]) -> list[CardReading]:
         """Attribute probabilities, calibration, and identities settled across the layout."""
         features = [m.features for m in measured]
@@ -347,12 +360,8 @@ class CardReader:
         total = time.perf_counter()
         measured, ignored, timings, possible = self.measure(image)
         start = time.perf_counter()
-        readings = self.classify(measured)
-        aside = [set_aside(m.found_probability, r.confidence) for m, r in zip(measured, readings)]
-        if any(aside):  # read again without them: a deck's cards are settled together
-            ignored += [Ignored(m.outline.corners_xy, UNSURE) for m, a in zip(measured, aside) if a]
-            measured = [m for m, a in zip(measured, aside) if not a]
-            readings = self.classify(measured)
+        readings, unsure = self.classify_vetted(measured)
+        ignored += unsure
         timings["classify"] = (time.perf_counter() - start) * 1000
         order = reading_order([r.corners_xy for r in readings])
         readings = [readings[i] for i in order]

@@ -9,12 +9,12 @@ read as ``CardReader.read`` reads them, and scored again at every pair of vettin
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from setvision.vision.find.finder import place_outline, unexplained_cards
 from setvision.vision.find.fit import snap_sides
-from setvision.vision.layout import UNSURE, Ignored, Layout
+from setvision.vision.layout import Layout
 from setvision.vision.learn.find_eval import FindResult, FindTruth, _map_photos, score_found
 from setvision.vision.learn.find_training import HeldOutOutlines
 from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS, best_reading
@@ -122,14 +122,13 @@ def read_found(
     from setvision.vision.pipeline import MeasuredCard
 
     size = (image.shape[1], image.shape[0])
-    quads, cards, probabilities, ignored = [], [], [], []
+    quads, cards, ignored = [], [], []
     for quad, probability in zip(outlines.quads, outlines.probabilities):
         corners = np.asarray(quad, np.float32) / np.float32(scale)
         measured = reader.measure_found(image, place_outline(corners, size, BORDER_PX))
         if isinstance(measured, MeasuredCard):
             quads.append(quad)
-            cards.append(measured)
-            probabilities.append(probability)
+            cards.append(replace(measured, found_probability=probability))
         else:
             ignored.append(measured)
     levels = {*RESCUE_LEVELS, RESCUE_CONFIDENCE}
@@ -146,12 +145,12 @@ def read_found(
         taken = []  # (quad in the labels' pixels, measurement)
         for readings in places:
             best = best_reading([confidence for confidence, _ in readings], level)
-            if best is not None:
-                card = readings[best][1]
+            if best is not None:  # the finder gave it no probability, as ``CardReader.rescue``
+                card = replace(readings[best][1], found_probability=0.0)
                 taken.append((card.outline.corners_xy * np.float32(scale), card))
         every = cards + [card for _, card in taken]
         confidences = [r.confidence for r in reader.classify(every)] if every else []
-        return (quads + [quad for quad, _ in taken], probabilities + [0.0] * len(taken),
+        return (quads + [quad for quad, _ in taken], [m.found_probability for m in every],
                 confidences, every)  # fmt: skip
 
     def counted_at(read, finder_unsure: float, reader_unsure: float) -> tuple[int, int]:
@@ -166,23 +165,12 @@ def read_found(
     taken = shipped[3][len(cards) :]  # the places read as cards, after the outlines' cards
     possible = np.array(outlines.possible, np.float32).reshape(-1, 4, 2) / np.float32(scale)
     possible = unexplained_cards(possible, [t.outline.corners_xy for t in taken])
-    layout = _answer(reader, shipped, ignored, possible, size, warnings)
+    readings, unsure = reader.classify_vetted(shipped[3])  # as ``CardReader.read`` answers
+    layout = Layout(size, tuple(readings), tuple(ignored + unsure), {}, tuple(possible), warnings)
     return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, counted,
                      rescued=rescued_counts, verdict=layout.verdict,
                      doubted=bool(layout.uncertain or layout.layout_doubts),
                      places=len(layout.possible))  # fmt: skip
-
-
-def _answer(reader, read, ignored: list, possible: list, size, warnings) -> Layout:
-    """The layout ``CardReader.read`` answers with, from a photo's ``read`` cards (quads,
-    finder probabilities, read confidences, measurements) at the shipped levels: the unsure
-    ones set aside and the rest read again together."""
-    _, probabilities, confidences, measured = read
-    aside = [set_aside(p, c) for p, c in zip(probabilities, confidences)]
-    kept = [m for m, a in zip(measured, aside) if not a]
-    unsure = [Ignored(m.outline.corners_xy, UNSURE) for m, a in zip(measured, aside) if a]
-    readings = reader.classify(kept) if kept else []
-    return Layout(size, tuple(readings), tuple(ignored + unsure), {}, tuple(possible), warnings)
 
 
 #: The reader of ``read_held_out``'s photos (set before its worker processes are forked).
