@@ -154,6 +154,61 @@ def test_the_previous_finder_is_asked_when_the_net_sees_a_card_more(photo, monke
     assert asked == [True]  # without the net, nothing sends this photo
 
 
+def _box(x: float, y: float, w: float, h: float) -> np.ndarray:
+    return np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+
+
+def test_only_the_nets_unexplained_cards_holding_a_surer_card_are_named():
+    found = np.array([_box(100, 0, 50, 80)])
+    missed, explained = _box(0, 0, 50, 80), _box(101, 1, 50, 80)
+    # at the higher level the found card's interior splits: a piece near its end no card explains
+    piece = _box(105, 60, 20, 15)
+    assert finder.unexplained_cards([piece], found)  # named alone, it would be a false place
+    surer = [_box(10, 20, 30, 40), piece]
+    assert [q.tolist() for q in finder.named_cards([missed, explained], surer, found)] == [
+        missed.tolist()
+    ]
+    assert finder.named_cards([missed, explained], [piece], found) == []
+    assert finder.named_cards([missed], [], found) == []
+
+
+@pytest.mark.parametrize("interior, named", [(0.87, False), (0.95, True)])
+def test_a_card_of_the_nets_is_named_a_place_only_from_the_named_level(
+    photo, monkeypatch, interior, named
+):
+    """The gate asks the previous finder from the model's level (0.85 here), but a card of the
+    net's that no card found explains is named as a place only from ``NAMED_INTERIOR``."""
+    from pathlib import Path
+
+    assert 0.85 < 0.87 < finder.NAMED_INTERIOR <= 0.95
+    image = photo(Path(__file__).parent.parent / "sample_images" / SAMPLES[0]).image
+    real = finder.card_maps
+    corner = (slice(2, 22), slice(2, 16))  # map pixels (rows, columns): the table's corner
+
+    def with_a_card_in_the_corner(small, net):
+        maps = real(small, net)
+        drawn = maps.maps.copy()
+        drawn[1][corner] = 0.95
+        drawn[0][corner] = 0.0
+        drawn[0][7:17, 5:13] = interior
+        return replace(maps, maps=drawn)
+
+    monkeypatch.setattr(finder, "card_maps", with_a_card_in_the_corner)
+    model = replace(load_cardness(), net_interior=0.85)
+    _, to_work = finder.resize_long_side(image, model.work_long_side)
+    factor = card_net.INPUT_LONG_SIDE / model.work_long_side * to_work  # image to map input
+    middle = tuple(float(v) / factor for v in (9 * 2 + 0.5, 12 * 2 + 0.5))  # image pixels
+
+    def named_there() -> bool:
+        found = finder.find_cards(image, model)
+        return any(cv2.pointPolygonTest(q.astype(np.float32), middle, False) >= 0
+                   for q in found.possible)  # fmt: skip
+
+    assert named_there() == named
+    monkeypatch.setattr(finder, "NAMED_INTERIOR", 0.85)
+    assert named_there()  # named from the gate's level, as before
+
+
 def test_a_frame_gives_maps_of_the_net_input_size(photo):
     blank = np.full((500, 1000, 3), 128, np.uint8)
     maps = card_maps(blank, load_card_net())

@@ -27,6 +27,7 @@ from setvision.vision.find.describe import describe_all
 from setvision.vision.find.fit import snap_sides
 from setvision.vision.find.outlines import BORDER_PX, SNAP_PX, Outline
 from setvision.vision.geometry import (
+    contains_point,
     convex_iou,
     convex_overlap,
     long_side_index,
@@ -44,6 +45,12 @@ EXPLAINED_IOU = 0.2
 #: the reader may take for cards (``Found.net_places``); one of the levels held-out net cards
 #: are kept at (``find_training.NET_LEVELS``), so that it can be measured held out.
 PLACE_INTERIOR = 0.7
+#: A card of the net's (at the gate's level, ``CardnessModel.net_interior``) that no card found
+#: explains is named as a place where a card may be missed (``Found.possible``: no "no set" is
+#: said over it) only where the net's interior reaches this probability inside it. Chosen held
+#: out with ``setvision eval --find --loso --read``; kept among the held-out net cards' levels
+#: (``find_training.CACHED_NET_LEVELS``) for that.
+NAMED_INTERIOR = 0.9
 #: Spots of coloured ink up to this share of a typical card can be a symbol's print; larger
 #: ones are the table between cards.
 SYMBOL_SPOT = 0.5
@@ -225,6 +232,21 @@ def unexplained_cards(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> lis
     return unexplained
 
 
+def named_cards(
+    net_quads: Sequence[np.ndarray], surer: Sequence[np.ndarray], quads: np.ndarray
+) -> list[np.ndarray]:
+    """The net's cards that none of the cards ``quads`` explains and that hold the middle of
+    one of its ``surer`` cards (found at ``NAMED_INTERIOR``): each surer card lies within a
+    card of the gate's lower level, whose blobs hold together where a higher level's may
+    split one card in two (all in one image's pixels)."""
+    middles = [np.asarray(q, np.float64).mean(axis=0) for q in surer]
+    return [
+        quad
+        for quad in unexplained_cards(net_quads, quads)
+        if any(contains_point(np.asarray(quad, np.float64), tuple(m)) for m in middles)
+    ]
+
+
 def net_sees_more(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> bool:
     """Whether one of the net's cards is none of the cards ``quads``: a card the fast makers
     may have missed."""
@@ -252,12 +274,12 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     if net is not None:
         seen = net_cards(net, model.net_interior)
     in_doubt = doubtful(judged, chosen, model)
-    missed = unexplained_cards(seen, _quads_of(chosen))
-    if missed or needs_previous(maps.paper(), ink, chosen, in_doubt, model):
+    if net_sees_more(seen, _quads_of(chosen)) or needs_previous(
+        maps.paper(), ink, chosen, in_doubt, model
+    ):
         judged = judge(maps, model, previous_candidates(small), known=judged)
         chosen = select(judged, model.accept)
         in_doubt = doubtful(judged, chosen, model)
-        missed = unexplained_cards(seen, _quads_of(chosen))
     quads = _to_image(_quads_of(chosen), image, factor)
     margin = BORDER_PX / factor
     size = (image.shape[1], image.shape[0])
@@ -272,10 +294,11 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
         touches = touches_border(quad, size, margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
     doubt_quads = _quads_of(in_doubt)
-    possible = [order_corners(q / factor) for q in possible_places(missed, doubt_quads)]
-    places = []
+    named, places = [], []  # the net's cards: named as places, and offered to the reader
     if net is not None:
+        named = named_cards(seen, net_cards(net, NAMED_INTERIOR), _quads_of(chosen))
         places = net_places(net_cards(net, PLACE_INTERIOR), _quads_of(chosen), doubt_quads)
+    possible = [order_corners(q / factor) for q in possible_places(named, doubt_quads)]
     to_read = [place_outline(q, size, margin) for q in _to_image(np.array(places), image, factor)]
     return Found(outlines, possible, [j.probability for j in chosen], tuple(to_read))
 

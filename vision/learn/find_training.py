@@ -21,7 +21,7 @@ import numpy as np
 from setvision.vision.find.candidates import make_maps
 from setvision.vision.find.cardness import CardnessModel
 from setvision.vision.find.describe import CONTEXT, FEATURES, with_context
-from setvision.vision.find.finder import PaperLeft
+from setvision.vision.find.finder import NAMED_INTERIOR, PLACE_INTERIOR, PaperLeft
 from setvision.vision.fingerprint import code_fingerprint, package_modules
 from setvision.vision.geometry import contains_point, convex_iou
 from setvision.vision.image import load, resize_long_side
@@ -49,6 +49,9 @@ RECHECK_INK = (0.0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12)
 RECHECK_NET = (0.5, 0.7, 0.85, float("inf"))
 #: The levels at which the net's cards are looked for (every finite one of ``RECHECK_NET``).
 NET_LEVELS = tuple(level for level in RECHECK_NET if np.isfinite(level))
+#: Every level the held-out net cards are kept at: the gate's, and the place levels of
+#: ``finder`` (``PLACE_INTERIOR``: read as cards; ``NAMED_INTERIOR``: named as places).
+CACHED_NET_LEVELS = tuple(sorted({*NET_LEVELS, PLACE_INTERIOR, NAMED_INTERIOR}))
 #: Recall (share of cards) given up at most to send fewer photos to the previous finder: one
 #: card in 2,000. It costs 60 to 100 ms a photo, and where the fast makers leave no paper
 #: holding symbol ink unexplained it rarely adds a card.
@@ -393,10 +396,9 @@ class SentOrNot:
         the places where the net sees a card that none explains (``Found.net_places``), and
         where a card may have been missed (``Found.possible``)."""
         from setvision.vision.find.finder import (
-            PLACE_INTERIOR,
+            named_cards,
             net_places,
             possible_places,
-            unexplained_cards,
         )
         from setvision.vision.find.outlines import SNAP_PX
         from setvision.vision.geometry import order_corners
@@ -411,7 +413,8 @@ class SentOrNot:
         doubts = self.both_doubts if sent else self.fast_doubts
         doubts = np.zeros((0, 4, 2), np.float32) if doubts is None else doubts
         gate = (self.net or {}).get(model.net_interior, []) if asked else []
-        possible = possible_places(unexplained_cards(gate, quads), doubts)
+        surer = (self.net or {}).get(NAMED_INTERIOR, []) if asked else []
+        possible = possible_places(named_cards(gate, surer, quads), doubts)
         found = replace(found, possible=tuple(order_corners(q) * self.to_original
                                               for q in possible))  # fmt: skip
         if not seen:
@@ -593,12 +596,12 @@ def train_finder(
     first = held_out_first_looks(samples, folds, progress)
     held = held_out_second_looks(samples, folds, first, progress)
     acceptance = _levels()
-    net = held_out_net_cards(truths, WORK_LONG_SIDE, NET_LEVELS, None, jobs, progress)
+    net = held_out_net_cards(truths, WORK_LONG_SIDE, CACHED_NET_LEVELS, None, jobs, progress)
     judged = judge_held_out(truths, held, acceptance, net)
     levels, tried = choose_recheck(judged, acceptance)
     net_unseen = held_out_net_cards(
-        [t for t in truths if t.source == NEW_SOURCE], WORK_LONG_SIDE, NET_LEVELS, NEW_SOURCE,
-        jobs, progress,
+        [t for t in truths if t.source == NEW_SOURCE], WORK_LONG_SIDE, CACHED_NET_LEVELS,
+        NEW_SOURCE, jobs, progress,
     )  # fmt: skip
     unseen = _without_source(samples, NEW_SOURCE, progress)
     judged_unseen = judge_held_out(truths, unseen, levels, net_unseen)
