@@ -43,7 +43,7 @@ SAME_CARD = 0.3
 EXPLAINED_IOU = 0.2
 #: The card net's cards at this interior probability that no card found explains are places
 #: the reader may take for cards (``Found.net_places``); one of the levels held-out net cards
-#: are kept at (``find_training.NET_LEVELS``), so that it can be measured held out.
+#: are kept at (``find_training.CACHED_NET_LEVELS``), so that it can be measured held out.
 PLACE_INTERIOR = 0.7
 #: A card of the net's (at the gate's level, ``CardnessModel.net_interior``) that no card found
 #: explains is named as a place where a card may be missed (``Found.possible``: no "no set" is
