@@ -735,13 +735,16 @@ def _eval_find(args: argparse.Namespace) -> int:
     finder = "read" if args.read else args.finder
     if args.scales:
         agreement = evaluating.scale_agreement(truths, finder, args.jobs, progress.step)
-        print("| source | photos | same cards at long sides 800, 1200, 1600 | same re-saved |")
-        print("|---|---:|---:|---:|")
+        print("| source | photos | same cards at long sides 800, 1200, 1600 | same re-saved "
+              "| same at 0.95 and 1.05 times |")  # fmt: skip
+        print("|---|---:|---:|---:|---:|")
         for row in (*agreement.sources, replace(agreement.overall, source="**all**")):
-            print(f"| {row.source} | {row.photos} | {row.same:.3f} | {row.same_resaved:.3f} |")
+            print(f"| {row.source} | {row.photos} | {row.same:.3f} | {row.same_resaved:.3f} "
+                  f"| {row.same_near:.3f} |")  # fmt: skip
         if args.details:
-            for file, counts, again in agreement.differing:
-                print(f"{file}: cards per size {counts}, same cards re-saved: {again}")
+            for c in agreement.differing:
+                print(f"{c.file}: cards per size {c.counts}, same cards re-saved: "
+                      f"{c.same_resaved}, at 0.95 and 1.05 times: {c.same_near}")  # fmt: skip
         return EXIT_OK
     results = evaluating.evaluate_finding(truths, finder, args.jobs, progress.step)
     print(format_find_table(summarise_finding(results)))

@@ -175,43 +175,43 @@ def held_out_reading(
 
 @dataclass(frozen=True)
 class ScaleRow:
-    """How many photos of a source, the share giving the same cards at every size, and the
-    share giving the same cards when saved again as a JPEG."""
+    """How many photos of a source, and the shares giving the same cards at every size, when
+    saved again as a JPEG, and resized by a few percent."""
 
     source: str
     photos: int
     same: float
     same_resaved: float
+    same_near: float
 
 
 @dataclass(frozen=True)
 class ScaleAgreement:
-    """Per source (name order) and overall; ``differing`` lists (file, cards per size, same
-    cards when re-saved) of the photos that change either way."""
+    """Per source (name order) and overall; ``differing``: the photos whose cards change any
+    way (``find_eval.ScaleCheck``)."""
 
     sources: tuple[ScaleRow, ...]
     overall: ScaleRow
-    differing: tuple[tuple[str, object], ...]
+    differing: tuple
 
 
 def scale_agreement(
     truths: list, finder: str = "learned", jobs: int = 1, on_done: OnDone | None = None
 ) -> ScaleAgreement:
-    """Each photo read at long sides 800, 1200 and 1600, and saved again as a JPEG: does it
-    give the same cards?"""
+    """Each photo read at long sides 800, 1200 and 1600, saved again as a JPEG, and resized by
+    a few percent: does it give the same cards?"""
     from setvision.vision.learn.find_eval import run_scale_agreement
 
-    rows = run_scale_agreement(truths, _finder(finder), jobs, on_done)
-    by_source: dict[str, list[tuple[bool, bool]]] = {}
-    for _, source, agree, _, same_resaved in rows:
-        by_source.setdefault(source, []).append((agree, same_resaved))
+    checks = run_scale_agreement(truths, _finder(finder), jobs, on_done)
 
-    def row(source: str, agreed: list[tuple[bool, bool]]) -> ScaleRow:
-        sizes, again = np.mean(agreed, axis=0) if agreed else (np.nan, np.nan)
-        return ScaleRow(source, len(agreed), float(sizes), float(again))
+    def row(source: str, rows: list) -> ScaleRow:
+        shares = [float(np.mean([getattr(r, name) for r in rows])) if rows else np.nan
+                  for name in ("same", "same_resaved", "same_near")]  # fmt: skip
+        return ScaleRow(source, len(rows), *shares)
 
-    sources = tuple(row(source, agreed) for source, agreed in sorted(by_source.items()))
-    overall = row("all", [(r[2], r[4]) for r in rows])
-    differing = tuple((file, counts, again) for file, _, agree, counts, again in rows
-                      if not (agree and again))  # fmt: skip
-    return ScaleAgreement(sources, overall, differing)
+    by_source: dict[str, list] = {}
+    for check in checks:
+        by_source.setdefault(check.source, []).append(check)
+    sources = tuple(row(source, rows) for source, rows in sorted(by_source.items()))
+    differing = tuple(c for c in checks if not (c.same and c.same_resaved and c.same_near))
+    return ScaleAgreement(sources, row("all", checks), differing)

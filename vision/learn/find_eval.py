@@ -355,6 +355,9 @@ SCALE_SIDES = (800, 1200, 1600)
 RESAVE_QUALITY = 85
 #: Two readings agree on a card when its outlines overlap by at least this (intersection/union).
 SAME_CARD_IOU = 0.5
+#: A photo is also read at its own size times these factors: resized by a few percent, as a
+#: phone, a messenger or an editor does, it must give the same cards.
+NEAR_FACTORS = (0.95, 1.05)
 
 
 def same_cards(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
@@ -398,14 +401,35 @@ def resave_agreement(image: np.ndarray, finder: Finder) -> bool:
     return same_cards(first, again)
 
 
-def _scale_job(args: tuple[FindTruth, Finder | None]) -> tuple[str, str, bool, list[int], bool]:
+def near_agreement(image: np.ndarray, finder: Finder) -> bool:
+    """Whether the photo gives the same cards at its own size and resized by a few percent
+    (``NEAR_FACTORS``)."""
+    side = max(image.shape[:2])
+    sides = (side, *(round(side * factor) for factor in NEAR_FACTORS))
+    return scale_agreement(image, finder, sides)[0]
+
+
+@dataclass(frozen=True)
+class ScaleCheck:
+    """One photo read at several sizes and re-saved: whether its cards stay the same."""
+
+    file: str
+    source: str
+    same: bool  # at long sides ``SCALE_SIDES``
+    counts: list[int]  # cards at each of those sides
+    same_resaved: bool
+    same_near: bool  # at its own size and ``NEAR_FACTORS`` times
+
+
+def _scale_job(args: tuple[FindTruth, Finder | None]) -> ScaleCheck:
     from setvision.vision.image import load
 
     truth, finder = args
-    photo = load(truth.path)
-    agree, counts = scale_agreement(photo.image, finder or _default_finder)
-    same_resaved = resave_agreement(photo.image, finder or _default_finder)
-    return truth.file, truth.source, agree, counts, same_resaved
+    image = load(truth.path).image
+    agree, counts = scale_agreement(image, finder or _default_finder)
+    same_resaved = resave_agreement(image, finder or _default_finder)
+    same_near = near_agreement(image, finder or _default_finder)
+    return ScaleCheck(truth.file, truth.source, agree, counts, same_resaved, same_near)
 
 
 def run_scale_agreement(
@@ -413,8 +437,7 @@ def run_scale_agreement(
     finder: Finder | None = None,
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
-) -> list[tuple[str, str, bool, list[int], bool]]:
-    """(file, source, agreed across sizes, cards per size, agreed when re-saved) for every
-    photo."""
+) -> list[ScaleCheck]:
+    """Every photo read at several sizes and re-saved (``ScaleCheck``)."""
     items = [(t, finder) for t in truths]
-    return _map_photos(_scale_job, items, jobs, progress, lambda r: r[0])
+    return _map_photos(_scale_job, items, jobs, progress, lambda r: r.file)
