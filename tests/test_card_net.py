@@ -165,11 +165,10 @@ def test_only_the_nets_unexplained_cards_holding_a_surer_card_are_named():
     piece = _box(105, 60, 20, 15)
     assert finder.unexplained_cards([piece], found)  # named alone, it would be a false place
     surer = [_box(10, 20, 30, 40), piece]
-    assert [q.tolist() for q in finder.named_cards([missed, explained], surer, found)] == [
-        missed.tolist()
-    ]
-    assert finder.named_cards([missed, explained], [piece], found) == []
-    assert finder.named_cards([missed], [], found) == []
+    unexplained = finder.unexplained_cards([missed, explained], found)
+    assert [q.tolist() for q in finder.named_cards(unexplained, surer)] == [missed.tolist()]
+    assert finder.named_cards(unexplained, [piece]) == []
+    assert finder.named_cards(finder.unexplained_cards([missed], found), []) == []
 
 
 @pytest.mark.parametrize("interior, named", [(0.87, False), (0.95, True)])

@@ -232,17 +232,15 @@ def unexplained_cards(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> lis
     return unexplained
 
 
-def named_cards(
-    net_quads: Sequence[np.ndarray], surer: Sequence[np.ndarray], quads: np.ndarray
-) -> list[np.ndarray]:
-    """The net's cards that none of the cards ``quads`` explains and that hold the middle of
-    one of its ``surer`` cards (found at ``NAMED_INTERIOR``): each surer card lies within a
-    card of the gate's lower level, whose blobs hold together where a higher level's may
-    split one card in two (all in one image's pixels)."""
+def named_cards(missed: Sequence[np.ndarray], surer: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Those of the net's cards that no card found explains (``missed``, at the gate's level)
+    that hold the middle of one of its ``surer`` cards (found at ``NAMED_INTERIOR``): each
+    surer card lies within a card of the gate's lower level, whose blobs hold together where a
+    higher level's may split one card in two (all in one image's pixels)."""
     middles = [np.asarray(q, np.float64).mean(axis=0) for q in surer]
     return [
         quad
-        for quad in unexplained_cards(net_quads, quads)
+        for quad in missed
         if any(contains_point(np.asarray(quad, np.float64), tuple(m)) for m in middles)
     ]
 
@@ -293,11 +291,12 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
             long_side = candidate.long_side
         touches = touches_border(quad, size, margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
-    doubt_quads = _quads_of(in_doubt)
+    doubt_quads, chosen_quads = _quads_of(in_doubt), _quads_of(chosen)
     named, places = [], []  # the net's cards: named as places, and offered to the reader
     if net is not None:
-        named = named_cards(seen, net_cards(net, NAMED_INTERIOR), _quads_of(chosen))
-        places = net_places(net_cards(net, PLACE_INTERIOR), _quads_of(chosen), doubt_quads)
+        missed = unexplained_cards(seen, chosen_quads)
+        named = named_cards(missed, net_cards(net, NAMED_INTERIOR)) if missed else []
+        places = net_places(net_cards(net, PLACE_INTERIOR), chosen_quads, doubt_quads)
     possible = [order_corners(q / factor) for q in possible_places(named, doubt_quads)]
     to_read = [place_outline(q, size, margin) for q in _to_image(np.array(places), image, factor)]
     return Found(outlines, possible, [j.probability for j in chosen], tuple(to_read))

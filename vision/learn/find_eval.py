@@ -375,15 +375,19 @@ def scale_agreement(
 ) -> tuple[bool, list[int]]:
     """Whether the photo read at each long side gives the same cards (in its own pixels), and
     how many cards each size gave."""
-    readings = []
-    for side in sides:
-        factor = side / max(image.shape[:2])
-        size = (round(image.shape[1] * factor), round(image.shape[0] * factor))
-        interpolation = cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
-        resized = cv2.resize(image, size, interpolation=interpolation)
-        readings.append([np.asarray(q, np.float64) / factor for q in finder(resized)])
+    readings = [read_at_side(image, finder, side) for side in sides]
     agree = all(same_cards(readings[0], other) for other in readings[1:])
     return agree, [len(r) for r in readings]
+
+
+def read_at_side(image: np.ndarray, finder: Finder, side: int) -> list[np.ndarray]:
+    """The cards ``finder`` gives for the photo resized to long side ``side``, in the photo's
+    own pixels."""
+    factor = side / max(image.shape[:2])
+    size = (round(image.shape[1] * factor), round(image.shape[0] * factor))
+    interpolation = cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image, size, interpolation=interpolation)
+    return [np.asarray(q, np.float64) / factor for q in finder(resized)]
 
 
 def resaved(image: np.ndarray, quality: int = RESAVE_QUALITY) -> np.ndarray:
@@ -394,19 +398,26 @@ def resaved(image: np.ndarray, quality: int = RESAVE_QUALITY) -> np.ndarray:
     return cv2.imdecode(encoded, cv2.IMREAD_COLOR)
 
 
-def resave_agreement(image: np.ndarray, finder: Finder) -> bool:
-    """Whether the photo re-saved (``resaved``) gives the same cards as the photo itself."""
-    first = [np.asarray(q, np.float64) for q in finder(image)]
-    again = [np.asarray(q, np.float64) for q in finder(resaved(image))]
-    return same_cards(first, again)
+def _own_cards(image: np.ndarray, finder: Finder) -> list[np.ndarray]:
+    return [np.asarray(q, np.float64) for q in finder(image)]
 
 
-def near_agreement(image: np.ndarray, finder: Finder) -> bool:
+def resave_agreement(
+    image: np.ndarray, finder: Finder, own: list[np.ndarray] | None = None
+) -> bool:
+    """Whether the photo re-saved (``resaved``) gives the same cards as the photo itself
+    (``own``: its cards, if already found)."""
+    own = _own_cards(image, finder) if own is None else own
+    return same_cards(own, _own_cards(resaved(image), finder))
+
+
+def near_agreement(image: np.ndarray, finder: Finder, own: list[np.ndarray] | None = None) -> bool:
     """Whether the photo gives the same cards at its own size and resized by a few percent
-    (``NEAR_FACTORS``)."""
+    (``NEAR_FACTORS``; ``own``: its cards at its own size, if already found)."""
+    own = _own_cards(image, finder) if own is None else own
     side = max(image.shape[:2])
-    sides = (side, *(round(side * factor) for factor in NEAR_FACTORS))
-    return scale_agreement(image, finder, sides)[0]
+    return all(same_cards(own, read_at_side(image, finder, round(side * factor)))
+               for factor in NEAR_FACTORS)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -425,10 +436,11 @@ def _scale_job(args: tuple[FindTruth, Finder | None]) -> ScaleCheck:
     from setvision.vision.image import load
 
     truth, finder = args
-    image = load(truth.path).image
-    agree, counts = scale_agreement(image, finder or _default_finder)
-    same_resaved = resave_agreement(image, finder or _default_finder)
-    same_near = near_agreement(image, finder or _default_finder)
+    image, finder = load(truth.path).image, finder or _default_finder
+    agree, counts = scale_agreement(image, finder)
+    own = _own_cards(image, finder)  # found once for both comparisons with the photo itself
+    same_resaved = resave_agreement(image, finder, own)
+    same_near = near_agreement(image, finder, own)
     return ScaleCheck(truth.file, truth.source, agree, counts, same_resaved, same_near)
 
 

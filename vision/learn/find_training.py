@@ -399,6 +399,7 @@ class SentOrNot:
             named_cards,
             net_places,
             possible_places,
+            unexplained_cards,
         )
         from setvision.vision.find.outlines import SNAP_PX
         from setvision.vision.geometry import order_corners
@@ -414,7 +415,7 @@ class SentOrNot:
         doubts = np.zeros((0, 4, 2), np.float32) if doubts is None else doubts
         gate = (self.net or {}).get(model.net_interior, []) if asked else []
         surer = (self.net or {}).get(NAMED_INTERIOR, []) if asked else []
-        possible = possible_places(named_cards(gate, surer, quads), doubts)
+        possible = possible_places(named_cards(unexplained_cards(gate, quads), surer), doubts)
         found = replace(found, possible=tuple(order_corners(q) * self.to_original
                                               for q in possible))  # fmt: skip
         if not seen:
