@@ -132,9 +132,9 @@ def test_the_previous_finder_is_asked_when_the_net_sees_a_card_more(photo, monke
     asked = []
     real = finder.previous_candidates
 
-    def previous(small):
-        asked.append(True)
-        return real(small)
+    def previous(small, on_card=None):
+        asked.append(on_card)
+        return real(small, on_card)
 
     monkeypatch.setattr(finder, "previous_candidates", previous)
     only_net = replace(load_cardness(), unexplained=np.inf, recheck=1.01, net_interior=0.7)
@@ -143,7 +143,14 @@ def test_the_previous_finder_is_asked_when_the_net_sees_a_card_more(photo, monke
     corner = np.float32([[2, 2], [30, 2], [30, 50], [2, 50]])
     monkeypatch.setattr(finder, "net_cards", lambda maps, level: [corner])
     again = finder.find_cards(image, only_net)
-    assert asked == [True]
+    (on_card,) = asked
+    # it looks where the net sees card paper: the sample's cards, not the table between them
+    small, _ = finder.resize_long_side(image, only_net.work_long_side)
+    paper = finder.card_paper(finder.card_maps(small, finder.load_card_net()))
+    grid = [[x, y] for x in range(0, small.shape[1], 37) for y in range(0, small.shape[0], 29)]
+    wanted = paper.at(np.array(grid, float)) >= finder.PREVIOUS_ON_CARD
+    assert on_card(np.array(grid, float)).tolist() == wanted.tolist()
+    assert wanted.any() and not wanted.all()
     assert len(again.outlines) == len(first.outlines)  # asked, it finds no card in the corner
     # ... so the corner stays a place where a card may be missed: no "no set" over it
     _, factor = finder.resize_long_side(image, only_net.work_long_side)
@@ -151,7 +158,7 @@ def test_the_previous_finder_is_asked_when_the_net_sees_a_card_more(photo, monke
     assert not any(np.allclose(np.sort(q, 0), np.sort(corner / factor, 0)) for q in first.possible)
     never = replace(only_net, net_interior=np.inf)
     finder.find_cards(image, never)
-    assert asked == [True]  # without the net, nothing sends this photo
+    assert len(asked) == 1  # without the net, nothing sends this photo
 
 
 def _box(x: float, y: float, w: float, h: float) -> np.ndarray:
@@ -231,3 +238,41 @@ def test_unexplained_cards_match_the_overlap_of_every_pair():
     got = finder.unexplained_cards(net_quads, found)
     assert len(got) == len(direct) and all(a is b for a, b in zip(got, direct))
     assert len(finder.unexplained_cards(net_quads, np.zeros((0, 4, 2), np.float32))) == 30
+
+
+def test_card_paper_reads_the_map_pixel_under_each_point():
+    from setvision.vision.find.card_net import STRIDE, CardPaper
+
+    card = np.zeros((10, 20), np.float32)
+    card[3, 7] = 0.8  # input pixels 14-15 across, 6-7 down (STRIDE 2)
+    paper = CardPaper(card, 0.5)  # the image is twice the net's input
+    assert STRIDE == 2
+    points = np.array([[29.0, 13.0], [30.5, 14.0], [33.0, 13.0], [-50.0, 900.0]])
+    assert paper.at(points).tolist() == pytest.approx([0.8, 0.8, 0.0, 0.0])
+
+
+def test_the_previous_finder_looks_only_where_it_may_be_a_card(photo, data_dir, monkeypatch):
+    from setvision.vision.find import outlines
+    from setvision.vision.find.candidates import previous_candidates
+
+    # 20 cards, some in piles: the previous finder searches symbol groups for cards
+    image = photo(data_dir / "boards/Webrewthebestbeer1__set-solver/images__DSC00618.jpg").image
+    everywhere = previous_candidates(image)
+    assert everywhere
+    assert len(previous_candidates(image, lambda p: np.ones(len(p), bool))) == len(everywhere)
+    searched = []
+    real = outlines.card_hypotheses
+
+    def hypotheses(group, *args, **kwargs):
+        searched.append(np.mean([b.centre for b in group], axis=0))
+        return real(group, *args, **kwargs)
+
+    monkeypatch.setattr(outlines, "card_hypotheses", hypotheses)
+    previous_candidates(image)
+    assert searched  # symbol groups are searched on this photo ...
+    searched.clear()
+    assert previous_candidates(image, lambda p: np.zeros(len(p), bool)) == []
+    assert not searched  # ... but none where no card may be
+    left_half = previous_candidates(image, lambda p: p[:, 0] < image.shape[1] / 2)
+    assert left_half and all(c.quad.mean(axis=0)[0] < image.shape[1] / 2 for c in left_half)
+    assert len(left_half) < len(everywhere)

@@ -102,3 +102,20 @@ def test_every_source_but_the_new_one_is_pooled_as_older_sources():
     pooled = find_training.new_or_older([result(find_training.NEW_SOURCE), result("x/y")])
     assert [r.source for r in pooled] == [find_training.NEW_SOURCE, "older sources"]
     assert pooled[1].group == "x/y"  # the capture session is kept
+
+
+def test_held_out_the_previous_finders_outlines_count_only_on_the_nets_card_paper():
+    from setvision.vision.find.card_net import CardPaper
+    from setvision.vision.learn.net_held_out import HeldOutNet
+
+    truth, held = _held_out()
+    sent = CardnessModel(None, 0.5, 800, {}, unexplained=0.7, recheck=1.01)  # type: ignore[arg-type]
+    card = np.zeros((50, 100), np.float32)  # the net's map: 2 work pixels a map pixel
+    card[:, :40] = 0.9  # card paper under the left card only
+    blind = HeldOutNet({}, CardPaper(card, 1.0))
+    (found,) = held_out_results(judge_held_out([truth], [held], sent, {"a.jpg": blind}), sent)
+    assert found.fallback and found.found == 1  # the right card's outline is left out
+    card[:, 40:] = 0.9
+    seen = HeldOutNet({}, CardPaper(card, 1.0))
+    (found,) = held_out_results(judge_held_out([truth], [held], sent, {"a.jpg": seen}), sent)
+    assert found.found == 2

@@ -13,7 +13,7 @@ candidate, and a model learned from labelled outlines (``cardness``) judges them
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -71,6 +71,8 @@ DUPLICATE_PX = 2.5
 MAKERS = ("otsu", "level", "local", "edges", "symbols", "previous")
 SYMBOLS = MAKERS.index("symbols")
 PREVIOUS = MAKERS.index("previous")
+#: Points (N, 2) -> whether each may lie on a card (bool (N,)); as ``outlines.OnCard``.
+OnCard = Callable[[np.ndarray], np.ndarray]
 #: The paper mask kept to judge what the cards found leave unexplained is this much smaller.
 PAPER_SHRINK = 4
 #: Printed ink (a symbol's colour) stands this far above the paper's typical chroma (levels of
@@ -330,15 +332,19 @@ def find_candidates(maps: Maps) -> list[Candidate]:
     ]
 
 
-def previous_candidates(image: np.ndarray) -> list[Candidate]:
+def previous_candidates(image: np.ndarray, on_card: OnCard | None = None) -> list[Candidate]:
     """The outlines of the previous, hand-set finder (symbol groups, split piles, cut paper):
-    slower, asked only where the fast makers leave paper unexplained."""
+    slower, asked only where the fast makers may have missed a card. With ``on_card`` (points
+    in ``image``'s pixels -> whether each may lie on a card), it searches symbol groups only
+    there and gives only the outlines centred there."""
     from setvision.vision.find.outlines import find_outlines
 
     candidates = []
-    for outline in find_outlines(image):
+    for outline in find_outlines(image, on_card):
         quad = outline.corners_xy.astype(np.float32)
         area = float(cv2.contourArea(quad))
+        if on_card is not None and not on_card(quad.mean(axis=0)[None])[0]:
+            continue
         if area > 0:
             candidates.append(
                 Candidate(quad, area, area, PREVIOUS, outline.occluded, outline.long_side)

@@ -96,6 +96,31 @@ def card_maps(image: np.ndarray, net: cv2.dnn.Net) -> CardMaps:
     return CardMaps(0.5 + 0.5 * np.tanh(0.5 * logits), factor)  # the logistic, never overflowing
 
 
+@dataclass(frozen=True)
+class CardPaper:
+    """The net's card probability map ((h, w), a pixel per ``STRIDE`` input pixels) and the
+    factor from the image it was made from to the net's input: where the net takes the
+    picture for card at all."""
+
+    card: np.ndarray
+    factor: float
+
+    def at(self, points: np.ndarray) -> np.ndarray:
+        """The card probability at each of ``points`` ((N, 2), pixels of the image the map
+        was made from; the nearest map pixel's)."""
+        points = np.asarray(points, np.float64).reshape(-1, 2) * self.factor
+        cells = np.rint((points - (STRIDE - 1) / 2) / STRIDE).astype(np.int64)
+        height, width = self.card.shape
+        x = np.clip(cells[:, 0], 0, width - 1)
+        y = np.clip(cells[:, 1], 0, height - 1)
+        return self.card[y, x]
+
+
+def card_paper(maps: CardMaps) -> CardPaper:
+    """The card map of ``maps`` alone (a copy: the interior map is not kept with it)."""
+    return CardPaper(maps.maps[1].copy(), maps.factor)
+
+
 def net_cards(maps: CardMaps, interior: float) -> list[np.ndarray]:
     """One quad (4, 2) per interior blob of at least ``interior`` probability, in the pixels of
     the image the maps were made from: the rectangle around the card-map pixels it wins."""

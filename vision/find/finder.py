@@ -16,12 +16,19 @@ from setvision.vision.find.candidates import (
     PAPER_SHRINK,
     Candidate,
     Maps,
+    OnCard,
     dedupe,
     find_candidates,
     make_maps,
     previous_candidates,
 )
-from setvision.vision.find.card_net import card_maps, load_card_net, net_cards
+from setvision.vision.find.card_net import (
+    CardPaper,
+    card_maps,
+    card_paper,
+    load_card_net,
+    net_cards,
+)
 from setvision.vision.find.cardness import CardnessModel, load_cardness
 from setvision.vision.find.describe import describe_all
 from setvision.vision.find.fit import snap_sides
@@ -51,6 +58,11 @@ PLACE_INTERIOR = 0.7
 #: out with ``setvision eval --find --loso --read``; kept among the held-out net cards' levels
 #: (``find_training.CACHED_NET_LEVELS``) for that.
 NAMED_INTERIOR = 0.9
+#: The previous finder searches symbol groups for cards, and its outlines count, only where
+#: the card net's card probability (at the group's or outline's centre) reaches this: elsewhere
+#: the net sees no card paper at all, and what the previous finder builds there is mostly print
+#: and clutter. Chosen held out with ``setvision eval --find --loso``.
+PREVIOUS_ON_CARD = 0.05
 #: Spots of coloured ink up to this share of a typical card can be a symbol's print; larger
 #: ones are the table between cards.
 SYMBOL_SPOT = 0.5
@@ -275,7 +287,8 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     if net_sees_more(seen, _quads_of(chosen)) or needs_previous(
         maps.paper(), ink, chosen, in_doubt, model
     ):
-        judged = judge(maps, model, previous_candidates(small), known=judged)
+        on_card = None if net is None else on_card_of(card_paper(net))
+        judged = judge(maps, model, previous_candidates(small, on_card), known=judged)
         chosen = select(judged, model.accept)
         in_doubt = doubtful(judged, chosen, model)
     quads = _to_image(_quads_of(chosen), image, factor)
@@ -300,6 +313,12 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     possible = [order_corners(q / factor) for q in possible_places(named, doubt_quads)]
     to_read = [place_outline(q, size, margin) for q in _to_image(np.array(places), image, factor)]
     return Found(outlines, possible, [j.probability for j in chosen], tuple(to_read))
+
+
+def on_card_of(paper: CardPaper) -> OnCard:
+    """Which points (N, 2; pixels of the image ``paper`` was made from) the previous finder
+    may look at: where the net's card probability reaches ``PREVIOUS_ON_CARD``."""
+    return lambda points: paper.at(points) >= PREVIOUS_ON_CARD
 
 
 def possible_places(missed: Sequence[np.ndarray], doubts: np.ndarray) -> list[np.ndarray]:

@@ -22,7 +22,7 @@ image edge at full resolution (``segment_fit``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import cv2
@@ -55,6 +55,8 @@ from setvision.vision.image import resize_long_side
 SHORT = 0.8
 #: Detection runs on a copy of the photo with this long side.
 WORK_LONG_SIDE = 640
+#: Points (N, 2) -> whether each may lie on a card (bool (N,)).
+OnCard = Callable[[np.ndarray], np.ndarray]
 #: Cards narrower than this (work pixels) are looked for again on a larger copy, up to this size.
 MIN_WIDTH, MAX_LONG_SIDE = 40, 1400
 #: How far (work pixels) a card's side may move onto the strongest edge near it in the photo
@@ -656,8 +658,11 @@ def _unexplained(
     return mask & rest, [cv2.boundingRect(c) for c in big]
 
 
-def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
-    """Cards found from symbol groups not already inside a card (see ``segment_symbols``)."""
+def _symbol_cards(
+    view: _View, cards: list[_Candidate], on_card: OnCard | None = None
+) -> list[_Candidate]:
+    """Cards found from symbol groups not already inside a card (see ``segment_symbols``);
+    with ``on_card``, only from groups centred where it may be a card."""
     width = float(np.median([_width(c.corners) for c in cards])) if cards else max(view.size) / 10
     strength, excess = ink_strength(view.light, view.chroma, view.low, max(9, int(0.2 * width)))
     # ink is printed on paper: the table around and between the cards is none, though thin
@@ -686,8 +691,11 @@ def _symbol_cards(view: _View, cards: list[_Candidate]) -> list[_Candidate]:
     # symbols the size of those on the cards already found (within what perspective allows)
     expected = SYMBOL_TO_WIDTH * width if len(cards) >= 3 else 0.0
     found = []  # per group: its likeliest card (or None), and a function giving others
-    for group, home in zip(groups, homes):
-        if home and not crowded.intersection(home):
+    searched = np.ones(len(groups), bool)
+    if groups and on_card is not None:
+        searched = on_card(np.array([np.mean([b.centre for b in g], axis=0) for g in groups]))
+    for group, home, wanted in zip(groups, homes, searched):
+        if not wanted or (home and not crowded.intersection(home)):
             continue
         if expected and not 0.5 * expected < group[0].length < 1.8 * expected:
             continue
@@ -771,20 +779,22 @@ def _long_side(quad: np.ndarray, card: _Candidate) -> int:
     return 0 if along_01 >= along_12 else 1
 
 
-def find_outlines(image: np.ndarray) -> list[Outline]:
+def find_outlines(image: np.ndarray, on_card: OnCard | None = None) -> list[Outline]:
     """Card outlines in ``image`` ((H, W, 3) uint8 BGR), corners in its pixels.
 
     Cards that come out small at the work size (many cards in one photo) are looked for again
-    on a larger copy, as far as the photo's own resolution allows.
+    on a larger copy, as far as the photo's own resolution allows. ``on_card`` (points in
+    ``image``'s pixels -> whether each may lie on a card): symbol groups are searched for
+    cards only there (None: everywhere).
     """
-    cards, factor = _find(image, WORK_LONG_SIDE)
+    cards, factor = _find(image, WORK_LONG_SIDE, on_card)
     if cards:
         width = float(np.median([_width(c.corners) for c in cards]))
         long_side = min(
             max(image.shape[:2]), MAX_LONG_SIDE, int(WORK_LONG_SIDE * MIN_WIDTH / width)
         )
         if width < MIN_WIDTH and long_side > 1.25 * WORK_LONG_SIDE:
-            cards, factor = _find(image, long_side)
+            cards, factor = _find(image, long_side, on_card)
     if not cards:
         return []
     quads = np.array([c.corners for c in cards]) / factor
@@ -800,9 +810,12 @@ def find_outlines(image: np.ndarray) -> list[Outline]:
     return outlines
 
 
-def _find(image: np.ndarray, long_side: int) -> tuple[list[_Candidate], float]:
+def _find(
+    image: np.ndarray, long_side: int, on_card: OnCard | None = None
+) -> tuple[list[_Candidate], float]:
     """The cards found on a copy of ``image`` with this long side, and the copy's scale."""
     small, factor = resize_long_side(image, long_side)
+    on_copy = None if on_card is None else (lambda points: on_card(points / factor))
     view = _View(small)
     width, height = view.size
     areas = (width * height * 0.002, width * height * 0.35)
@@ -823,7 +836,7 @@ def _find(image: np.ndarray, long_side: int) -> tuple[list[_Candidate], float]:
     # paper left unexplained, or a card much larger than the others (two cards taken for one)
     card_areas = [c.quad_area for c in cards]
     if boxes or (len(cards) >= 3 and max(card_areas) > 1.6 * float(np.median(card_areas))):
-        cards = _select(view, cards + _symbol_cards(view, cards))
+        cards = _select(view, cards + _symbol_cards(view, cards, on_copy))
     cards = _consistent(cards)
     _lengthen_short(view, cards)
     return cards, factor

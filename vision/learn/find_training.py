@@ -27,7 +27,7 @@ from setvision.vision.geometry import contains_point, convex_iou
 from setvision.vision.image import load, resize_long_side
 from setvision.vision.learn.augment import augment_for_finder
 from setvision.vision.learn.find_eval import FindResult, FindTruth, score_found
-from setvision.vision.learn.net_held_out import NetCards, held_out_net_cards
+from setvision.vision.learn.net_held_out import HeldOutNet, NetCards, held_out_net_cards
 from setvision.vision.learn.training import _export_forest, _parallel, cache_dir
 
 #: Candidates overlapping a labelled card at least this much (intersection/union) are cards.
@@ -426,12 +426,21 @@ class SentOrNot:
 
 
 def both_ways(
-    truth: FindTruth, held: HeldOut, model: CardnessModel, net: NetCards | None = None
+    truth: FindTruth, held: HeldOut, model: CardnessModel, seen_by: HeldOutNet | None = None
 ) -> SentOrNot:
     """One photo's results as ``find_cards`` would give them, sent or not (``model``'s
-    acceptance and doubt levels; ``net``: the card net's cards on it, by interior level)."""
+    acceptance and doubt levels; ``seen_by``: the card net's view of it). The previous
+    finder's outlines where the net sees no card paper are left out, as ``find_cards`` leaves
+    them (``finder.on_card_of``); its symbol groups searched there are not replayed."""
     from setvision.vision.find.candidates import Candidate
-    from setvision.vision.find.finder import Judged, doubtful, net_sees_more, paper_left, select
+    from setvision.vision.find.finder import (
+        Judged,
+        doubtful,
+        net_sees_more,
+        on_card_of,
+        paper_left,
+        select,
+    )
 
     photo = held.photo
     fast = photo.features[:, FEATURES.index("maker_previous")] < 0.5
@@ -463,7 +472,11 @@ def both_ways(
     left = paper_left(photo.paper, photo.ink, quads, min(RECHECK_UNEXPLAINED))
     doubts = doubtful(candidates, chosen, model)
     doubt = max((j.probability for j in doubts), default=0.0)
-    every_candidate = judged(np.ones(len(fast), bool), held.all)
+    counted = np.ones(len(fast), bool)
+    if seen_by is not None and (~fast).any():
+        counted[~fast] = on_card_of(seen_by.paper)(photo.quads[~fast].mean(axis=1))
+    every_candidate = judged(counted, held.all[counted])
+    net = None if seen_by is None else seen_by.cards
     everything = select(every_candidate, model.accept)
     alone, both = outlines(chosen), outlines(everything)
     seen = frozenset(level for level, cards in (net or {}).items() if net_sees_more(cards, quads))
@@ -476,7 +489,7 @@ def judge_held_out(
     truths: list[FindTruth],
     held: list[HeldOut],
     model: CardnessModel,
-    net: dict[str, NetCards] | None = None,
+    net: dict[str, HeldOutNet] | None = None,
 ) -> list[SentOrNot]:
     """Every held-out photo judged both ways with ``model``'s acceptance and doubt levels (the
     levels that send a photo to the previous finder are applied after, by ``SentOrNot.sent``);

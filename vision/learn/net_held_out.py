@@ -14,10 +14,18 @@ import hashlib
 import inspect
 import pickle
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from setvision.vision.find import card_net
-from setvision.vision.find.card_net import card_maps, load_card_net, net_cards, net_path
+from setvision.vision.find.card_net import (
+    CardPaper,
+    card_maps,
+    card_paper,
+    load_card_net,
+    net_cards,
+    net_path,
+)
 from setvision.vision.image import load, resize_long_side
 from setvision.vision.learn.find_eval import FindTruth
 from setvision.vision.learn.training import _parallel, cache_dir
@@ -50,16 +58,26 @@ def _cache_key(files: list[str], nets: list[str], work_long_side: int, levels) -
     return digest.hexdigest()[:12]
 
 
+@dataclass(frozen=True)
+class HeldOutNet:
+    """One photo (its work copy) as a held-out net sees it: its cards by interior level, and
+    its card map (where the previous finder may look, ``finder.on_card_of``)."""
+
+    cards: NetCards
+    paper: CardPaper
+
+
 def _one_photo(
     item: tuple[FindTruth, str, int, tuple[float, ...]],
-) -> tuple[str, NetCards | None]:
+) -> tuple[str, HeldOutNet | None]:
     truth, name, work_long_side, levels = item
     try:
         small, _ = resize_long_side(load(truth.path).image, work_long_side)
     except Exception:  # an unreadable photo is left out, as it is of the finder's training
         return truth.file, None
     maps = card_maps(small, load_card_net(name))
-    return truth.file, {level: net_cards(maps, level) for level in levels}
+    cards = {level: net_cards(maps, level) for level in levels}
+    return truth.file, HeldOutNet(cards, card_paper(maps))
 
 
 def held_out_net_cards(
@@ -69,9 +87,10 @@ def held_out_net_cards(
     unseen_source: str | None = None,
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
-) -> dict[str, NetCards]:
-    """Each photo's net cards by the half net fitted without it (``unseen_source``'s photos,
-    if named, by the net fitted without that source); cached on disk."""
+) -> dict[str, HeldOutNet]:
+    """Each photo's net cards and card map by the half net fitted without it
+    (``unseen_source``'s photos, if named, by the net fitted without that source); cached on
+    disk."""
     chosen = [UNSEEN if t.source == unseen_source else half_of(t.source, t.group) for t in truths]
     key = _cache_key([t.file for t in truths], chosen, work_long_side, levels)
     path = cache_dir() / f"finder-net-{key}.pkl"
