@@ -276,3 +276,28 @@ def test_the_previous_finder_looks_only_where_it_may_be_a_card(photo, data_dir, 
     left_half = previous_candidates(image, lambda p: p[:, 0] < image.shape[1] / 2)
     assert left_half and all(c.quad.mean(axis=0)[0] < image.shape[1] / 2 for c in left_half)
     assert len(left_half) < len(everywhere)
+
+
+def test_find_cards_names_a_doubt_only_where_the_net_sees_card_paper(photo, monkeypatch):
+    from pathlib import Path
+
+    from setvision.vision.find.candidates import Candidate
+
+    image = photo(Path(__file__).parent.parent / "sample_images" / SAMPLES[0]).image
+    corner = np.float32([[2, 2], [40, 2], [40, 60], [2, 60]])  # the table, work pixels
+    features = np.zeros(1, np.float32)
+    doubt = finder.Judged(Candidate(corner, 0.0, 0.0, 0), features, 0.4)
+    monkeypatch.setattr(finder, "doubtful", lambda judged, chosen, model: [doubt])
+    model = load_cardness()
+    _, factor = finder.resize_long_side(image, model.work_long_side)
+
+    def names_the_corner() -> bool:
+        found = finder.find_cards(image, model)
+        return any(np.allclose(np.sort(q, 0), np.sort(corner / factor, 0)) for q in found.possible)
+
+    assert not names_the_corner()
+    monkeypatch.setattr(finder, "DOUBT_ON_CARD", 0.0)  # named wherever the net looks
+    assert names_the_corner()
+    no_net = replace(model, net_interior=np.inf)
+    found = finder.find_cards(image, no_net)  # without the net, every doubt is named
+    assert any(np.allclose(np.sort(q, 0), np.sort(corner / factor, 0)) for q in found.possible)

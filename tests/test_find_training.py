@@ -119,3 +119,25 @@ def test_held_out_the_previous_finders_outlines_count_only_on_the_nets_card_pape
     seen = HeldOutNet({}, CardPaper(card, 1.0))
     (found,) = held_out_results(judge_held_out([truth], [held], sent, {"a.jpg": seen}), sent)
     assert found.found == 2
+
+
+def test_held_out_a_doubt_is_named_only_on_the_nets_card_paper():
+    from setvision.vision.find.card_net import CardPaper
+    from setvision.vision.learn.net_held_out import HeldOutNet
+
+    truth, held = _held_out()
+    held.photo.features[1, FEATURES.index("maker_previous")] = 0.0  # both from the fast makers
+    held = HeldOut(held.photo, np.array([0.9, 0.4]), np.array([0.9, 0.4]))  # the right in doubt
+    levels = CardnessModel(None, 0.5, 800, {}, unexplained=np.inf, recheck=1.01, net_interior=0.85)  # type: ignore[arg-type]
+    card = np.zeros((50, 100), np.float32)
+    card[:, :40] = 0.9  # the net sees card paper under the left card only
+
+    def named(card_map: np.ndarray) -> list[np.ndarray]:
+        seen_by = HeldOutNet({0.85: []}, CardPaper(card_map, 1.0))
+        (judged,) = judge_held_out([truth], [held], levels, {"a.jpg": seen_by})
+        return list(judged.outlines(levels).possible)
+
+    assert named(card) == []  # a doubt where the net sees no card paper is not named
+    card[:, 40:] = 0.01
+    (place,) = named(card)
+    assert np.allclose(np.sort(place, 0), np.sort(RIGHT, 0))

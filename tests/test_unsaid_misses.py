@@ -80,3 +80,18 @@ def test_possible_places_are_the_doubts_and_the_nets_cards_no_doubt_explains():
 
     assert len(places) == 2
     assert np.array_equal(places[0], square(0)) and np.array_equal(places[1], square(50))
+
+
+def test_a_doubt_is_named_only_where_the_net_sees_card_paper():
+    from setvision.vision.find.card_net import CardPaper
+    from setvision.vision.find.finder import DOUBT_ON_CARD, named_doubts
+
+    def square(x: float) -> np.ndarray:
+        return np.array([[x, 0], [x + 10, 0], [x + 10, 10], [x, 10]], np.float32)
+
+    card = np.zeros((10, 20), np.float32)
+    card[:, :10] = 2 * DOUBT_ON_CARD  # faint card paper on the left half of an 80x40 picture
+    paper = CardPaper(card, 0.5)
+    named = named_doubts(np.array([square(0), square(60)]), paper)
+    assert len(named) == 1 and np.array_equal(named[0], square(0))
+    assert len(named_doubts(np.zeros((0, 4, 2), np.float32), paper)) == 0

@@ -19,6 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from setvision.vision.find.candidates import make_maps
+from setvision.vision.find.card_net import CardPaper
 from setvision.vision.find.cardness import CardnessModel
 from setvision.vision.find.describe import CONTEXT, FEATURES, with_context
 from setvision.vision.find.finder import NAMED_INTERIOR, PLACE_INTERIOR, PaperLeft
@@ -382,6 +383,7 @@ class SentOrNot:
     fast_doubts: np.ndarray | None = None  # the doubts beside the cards found (work pixels)
     both_doubts: np.ndarray | None = None
     to_original: float = 1.0  # work pixels to the labels' pixels
+    paper: CardPaper | None = None  # the card net's card map (where it sees card paper)
 
     def sent(self, model: CardnessModel) -> bool:
         """Whether ``find_cards`` with ``model``'s levels asks the previous finder (as
@@ -397,6 +399,7 @@ class SentOrNot:
         where a card may have been missed (``Found.possible``)."""
         from setvision.vision.find.finder import (
             named_cards,
+            named_doubts,
             net_places,
             possible_places,
             unexplained_cards,
@@ -415,7 +418,8 @@ class SentOrNot:
         doubts = np.zeros((0, 4, 2), np.float32) if doubts is None else doubts
         gate = (self.net or {}).get(model.net_interior, []) if asked else []
         surer = (self.net or {}).get(NAMED_INTERIOR, []) if asked else []
-        possible = possible_places(named_cards(unexplained_cards(gate, quads), surer), doubts)
+        said = doubts if self.paper is None or not asked else named_doubts(doubts, self.paper)
+        possible = possible_places(named_cards(unexplained_cards(gate, quads), surer), said)
         found = replace(found, possible=tuple(order_corners(q) * self.to_original
                                               for q in possible))  # fmt: skip
         if not seen:
@@ -482,7 +486,8 @@ def both_ways(
     seen = frozenset(level for level, cards in (net or {}).items() if net_sees_more(cards, quads))
     both_doubts = quads_of(doubtful(every_candidate, everything, model))
     return SentOrNot(result(alone, False), result(both, True), left, doubt, alone, both, seen,
-                     net, quads_of(doubts), both_doubts, photo.to_original)  # fmt: skip
+                     net, quads_of(doubts), both_doubts, photo.to_original,
+                     None if seen_by is None else seen_by.paper)  # fmt: skip
 
 
 def judge_held_out(
