@@ -5,7 +5,8 @@ shrunk to ``INPUT_LONG_SIDE`` and gives two probability maps at ``STRIDE`` times
 card's interior (the card shrunk about its centre by half) and the whole card. Interiors stay
 apart where cards touch, so each interior blob is one card; its outline is the rectangle around
 the card-map pixels it wins. The finder asks its slow previous maker only where the net sees a
-card the fast makers' cards leave unexplained. Its training recipe is
+card the fast makers' cards leave unexplained, lets it look only where the card map sees card
+paper, and names a doubtful candidate as a possible miss only there. Its training recipe is
 ``tools/train_card_net.py``.
 """
 
