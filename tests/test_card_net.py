@@ -140,7 +140,7 @@ def test_the_previous_finder_is_asked_when_the_net_sees_a_card_more(photo, monke
     only_net = replace(load_cardness(), unexplained=np.inf, recheck=1.01, net_interior=0.7)
     first = finder.find_cards(image, only_net)
     assert not asked  # the net's cards are the cards found
-    corner = np.float32([[2, 2], [30, 2], [30, 50], [2, 50]])
+    corner = np.float32([[2, 2], [42, 2], [42, 62], [2, 62]])  # half a card found's area
     monkeypatch.setattr(finder, "net_cards", lambda maps, level: [corner])
     again = finder.find_cards(image, only_net)
     (on_card,) = asked
@@ -159,6 +159,14 @@ def test_the_previous_finder_is_asked_when_the_net_sees_a_card_more(photo, monke
     never = replace(only_net, net_interior=np.inf)
     finder.find_cards(image, never)
     assert len(asked) == 1  # without the net, nothing sends this photo
+    # a card of the net's far smaller than the cards found is a print, not a card missed
+    speck = np.float32([[2, 2], [22, 2], [22, 32], [2, 32]])
+    monkeypatch.setattr(finder, "net_cards", lambda maps, level: [speck])
+    named = finder.find_cards(image, only_net).possible
+    assert not any(np.allclose(np.sort(q, 0), np.sort(speck / factor, 0)) for q in named)
+    monkeypatch.setattr(finder, "NAMED_SIZE_FACTOR", 100.0)
+    named = finder.find_cards(image, only_net).possible
+    assert any(np.allclose(np.sort(q, 0), np.sort(speck / factor, 0)) for q in named)
 
 
 def _box(x: float, y: float, w: float, h: float) -> np.ndarray:

@@ -95,3 +95,17 @@ def test_a_doubt_is_named_only_where_the_net_sees_card_paper():
     named = named_doubts(np.array([square(0), square(60)]), paper)
     assert len(named) == 1 and np.array_equal(named[0], square(0))
     assert len(named_doubts(np.zeros((0, 4, 2), np.float32), paper)) == 0
+
+
+def test_a_card_of_the_nets_is_named_only_when_the_size_of_the_cards_found():
+    from setvision.vision.find.finder import NAMED_SIZE_FACTOR, sized_like
+
+    def box(side: float) -> np.ndarray:
+        return np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+
+    cards = np.array([box(10), box(10), box(11)])  # a typical card of 100 pixels
+    low, high = box(10 / NAMED_SIZE_FACTOR**0.5 + 0.1), box(10 * NAMED_SIZE_FACTOR**0.5 - 0.1)
+    places = [box(3), low, box(10), high, box(30)]
+    kept = sized_like(places, cards)
+    assert [float(q[1, 0]) for q in kept] == [float(q[1, 0]) for q in (low, box(10), high)]
+    assert len(sized_like(places, cards[:2])) == len(places)  # two cards tell no size

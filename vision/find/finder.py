@@ -69,6 +69,14 @@ PREVIOUS_ON_CARD = 0.05
 #: tiles. Held out (``setvision eval --find --loso --read``), 0.01 is the highest level that
 #: leaves no more missed cards unsaid (0.02 leaves one); half of it keeps a level in hand.
 DOUBT_ON_CARD = 0.005
+#: A card of the net's named as a possible miss (``NAMED_INTERIOR``) must also be the size of
+#: the cards found: its area within this factor of their median, where ``NAMED_SIZE_CARDS`` or
+#: more are found. The net takes prints, sheets and boxes of any size for cards; a missed card
+#: is the size of the others. Held out (``setvision eval --find --loso --read``), 2 is the
+#: narrowest factor tried that leaves no more missed cards unsaid (1.5 leaves one); 3 keeps a
+#: step in hand.
+NAMED_SIZE_FACTOR = 3.0
+NAMED_SIZE_CARDS = 3
 #: Spots of coloured ink up to this share of a typical card can be a symbol's print; larger
 #: ones are the table between cards.
 SYMBOL_SPOT = 0.5
@@ -250,6 +258,22 @@ def unexplained_cards(net_quads: Sequence[np.ndarray], quads: np.ndarray) -> lis
     return unexplained
 
 
+def sized_like(places: Sequence[np.ndarray], cards: np.ndarray) -> list[np.ndarray]:
+    """Those of ``places`` whose area is within ``NAMED_SIZE_FACTOR`` of the median card of
+    ``cards`` (all of them while fewer than ``NAMED_SIZE_CARDS`` cards tell the size)."""
+    cards = np.asarray(cards, np.float32).reshape(-1, 4, 2)
+    if len(cards) < NAMED_SIZE_CARDS:
+        return list(places)
+    typical = float(np.median([cv2.contourArea(c) for c in cards]))
+    return [
+        q
+        for q in places
+        if typical / NAMED_SIZE_FACTOR
+        <= cv2.contourArea(np.asarray(q, np.float32))
+        <= typical * NAMED_SIZE_FACTOR
+    ]
+
+
 def named_cards(missed: Sequence[np.ndarray], surer: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Those of the net's cards that no card found explains (``missed``, at the gate's level)
     that hold the middle of one of its ``surer`` cards (found at ``NAMED_INTERIOR``): each
@@ -315,6 +339,7 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     if net is not None:
         missed = unexplained_cards(seen, chosen_quads)
         named = named_cards(missed, net_cards(net, NAMED_INTERIOR)) if missed else []
+        named = sized_like(named, chosen_quads)
         places = net_places(net_cards(net, PLACE_INTERIOR), chosen_quads, doubt_quads)
     said = doubt_quads if net is None else named_doubts(doubt_quads, card_paper(net))
     possible = [order_corners(q / factor) for q in possible_places(named, said)]

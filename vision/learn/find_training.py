@@ -402,6 +402,7 @@ class SentOrNot:
             named_doubts,
             net_places,
             possible_places,
+            sized_like,
             unexplained_cards,
         )
         from setvision.vision.find.outlines import SNAP_PX
@@ -419,7 +420,8 @@ class SentOrNot:
         gate = (self.net or {}).get(model.net_interior, []) if asked else []
         surer = (self.net or {}).get(NAMED_INTERIOR, []) if asked else []
         said = doubts if self.paper is None or not asked else named_doubts(doubts, self.paper)
-        possible = possible_places(named_cards(unexplained_cards(gate, quads), surer), said)
+        named = sized_like(named_cards(unexplained_cards(gate, quads), surer), quads)
+        possible = possible_places(named, said)
         found = replace(found, possible=tuple(order_corners(q) * self.to_original
                                               for q in possible))  # fmt: skip
         if not seen:
