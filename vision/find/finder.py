@@ -61,7 +61,8 @@ NAMED_INTERIOR = 0.9
 #: The previous finder searches symbol groups for cards, and its outlines count, only where
 #: the card net's card probability (at the group's or outline's centre) reaches this: elsewhere
 #: the net sees no card paper at all, and what the previous finder builds there is mostly print
-#: and clutter. Chosen held out with ``setvision eval --find --loso``.
+#: and clutter. Held out (``setvision eval --find --loso``), the highest level tried that loses
+#: no card (0.1 loses one).
 PREVIOUS_ON_CARD = 0.05
 #: A doubtful candidate (judged below acceptance, not below doubt) is named as a place where a
 #: card may be missed only where the card net sees some card paper: its card probability at the
@@ -76,6 +77,7 @@ DOUBT_ON_CARD = 0.005
 #: narrowest factor tried that leaves no more missed cards unsaid (1.5 leaves one); 3 keeps a
 #: step in hand.
 NAMED_SIZE_FACTOR = 3.0
+#: Cards found before their median tells a card's size (fewer: every such card is named).
 NAMED_SIZE_CARDS = 3
 #: Spots of coloured ink up to this share of a typical card can be a symbol's print; larger
 #: ones are the table between cards.
@@ -311,13 +313,14 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
     ink = maps.ink() if model.unexplained_ink > 0 else None  # asked for by the model only
     seen = []  # the card net's cards (work pixels), where the model asks for the net
     net = card_maps(small, load_card_net()) if np.isfinite(model.net_interior) else None
+    paper = None if net is None else card_paper(net)
     if net is not None:
         seen = net_cards(net, model.net_interior)
     in_doubt = doubtful(judged, chosen, model)
     if net_sees_more(seen, _quads_of(chosen)) or needs_previous(
         maps.paper(), ink, chosen, in_doubt, model
     ):
-        on_card = None if net is None else on_card_of(card_paper(net))
+        on_card = None if paper is None else on_card_of(paper)
         judged = judge(maps, model, previous_candidates(small, on_card), known=judged)
         chosen = select(judged, model.accept)
         in_doubt = doubtful(judged, chosen, model)
@@ -341,7 +344,7 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
         named = named_cards(missed, net_cards(net, NAMED_INTERIOR)) if missed else []
         named = sized_like(named, chosen_quads)
         places = net_places(net_cards(net, PLACE_INTERIOR), chosen_quads, doubt_quads)
-    said = doubt_quads if net is None else named_doubts(doubt_quads, card_paper(net))
+    said = doubt_quads if paper is None else named_doubts(doubt_quads, paper)
     possible = [order_corners(q / factor) for q in possible_places(named, said)]
     to_read = [place_outline(q, size, margin) for q in _to_image(np.array(places), image, factor)]
     return Found(outlines, possible, [j.probability for j in chosen], tuple(to_read))
