@@ -13,13 +13,17 @@ candidate, and a model learned from labelled outlines (``cardness``) judges them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 from setvision.vision.find.necks import cut_at_necks, worth_cutting
 from setvision.vision.find.symbol_frames import symbol_frames
+
+if TYPE_CHECKING:
+    from setvision.vision.find.outlines import OnCard
 
 #: Regions smaller than this share of the work image are not cards (about 20x13 px at 800).
 MIN_AREA_SHARE = 0.0004
@@ -71,8 +75,6 @@ DUPLICATE_PX = 2.5
 MAKERS = ("otsu", "level", "local", "edges", "symbols", "previous")
 SYMBOLS = MAKERS.index("symbols")
 PREVIOUS = MAKERS.index("previous")
-#: Points (N, 2) -> whether each may lie on a card (bool (N,)); as ``outlines.OnCard``.
-OnCard = Callable[[np.ndarray], np.ndarray]
 #: The paper mask kept to judge what the cards found leave unexplained is this much smaller.
 PAPER_SHRINK = 4
 #: Printed ink (a symbol's colour) stands this far above the paper's typical chroma (levels of

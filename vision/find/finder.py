@@ -16,7 +16,6 @@ from setvision.vision.find.candidates import (
     PAPER_SHRINK,
     Candidate,
     Maps,
-    OnCard,
     dedupe,
     find_candidates,
     make_maps,
@@ -32,7 +31,7 @@ from setvision.vision.find.card_net import (
 from setvision.vision.find.cardness import CardnessModel, load_cardness
 from setvision.vision.find.describe import describe_all
 from setvision.vision.find.fit import snap_sides
-from setvision.vision.find.outlines import BORDER_PX, SNAP_PX, Outline
+from setvision.vision.find.outlines import BORDER_PX, SNAP_PX, OnCard, Outline
 from setvision.vision.geometry import (
     contains_point,
     convex_iou,
@@ -338,14 +337,13 @@ def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
         touches = touches_border(quad, size, margin)
         outlines.append(Outline(quad, touches, candidate.occluded, long_side))
     doubt_quads, chosen_quads = _quads_of(in_doubt), _quads_of(chosen)
-    named, places = [], []  # the net's cards: named as places, and offered to the reader
+    missed, surer, places = [], [], []  # the net's cards: unexplained, and offered to the reader
     if net is not None:
         missed = unexplained_cards(seen, chosen_quads)
-        named = named_cards(missed, net_cards(net, NAMED_INTERIOR)) if missed else []
-        named = sized_like(named, chosen_quads)
+        surer = net_cards(net, NAMED_INTERIOR) if missed else []
         places = net_places(net_cards(net, PLACE_INTERIOR), chosen_quads, doubt_quads)
-    said = doubt_quads if paper is None else named_doubts(doubt_quads, paper)
-    possible = [order_corners(q / factor) for q in possible_places(named, said)]
+    named = named_places(missed, surer, chosen_quads, doubt_quads, paper)
+    possible = [order_corners(q / factor) for q in named]
     to_read = [place_outline(q, size, margin) for q in _to_image(np.array(places), image, factor)]
     return Found(outlines, possible, [j.probability for j in chosen], tuple(to_read))
 
@@ -363,6 +361,21 @@ def named_doubts(doubts: np.ndarray, paper: CardPaper) -> np.ndarray:
     if not len(doubts):
         return doubts
     return doubts[paper.at(np.asarray(doubts).mean(axis=1)) >= DOUBT_ON_CARD]
+
+
+def named_places(
+    missed: Sequence[np.ndarray],
+    surer: Sequence[np.ndarray],
+    cards: np.ndarray,
+    doubts: np.ndarray,
+    paper: CardPaper | None,
+) -> list[np.ndarray]:
+    """Where a card may have been missed (``Found.possible``), all in one image's pixels: the
+    net's cards that no card found explains (``missed``), where it is surer (``named_cards``)
+    and the size of the ``cards`` found, and the ``doubts`` on its card ``paper`` (all of
+    them without the net)."""
+    said = doubts if paper is None else named_doubts(doubts, paper)
+    return possible_places(sized_like(named_cards(missed, surer), cards), said)
 
 
 def possible_places(missed: Sequence[np.ndarray], doubts: np.ndarray) -> list[np.ndarray]:

@@ -398,11 +398,8 @@ class SentOrNot:
         the places where the net sees a card that none explains (``Found.net_places``), and
         where a card may have been missed (``Found.possible``)."""
         from setvision.vision.find.finder import (
-            named_cards,
-            named_doubts,
+            named_places,
             net_places,
-            possible_places,
-            sized_like,
             unexplained_cards,
         )
         from setvision.vision.find.outlines import SNAP_PX
@@ -419,9 +416,8 @@ class SentOrNot:
         doubts = np.zeros((0, 4, 2), np.float32) if doubts is None else doubts
         gate = (self.net or {}).get(model.net_interior, []) if asked else []
         surer = (self.net or {}).get(NAMED_INTERIOR, []) if asked else []
-        said = doubts if self.paper is None or not asked else named_doubts(doubts, self.paper)
-        named = sized_like(named_cards(unexplained_cards(gate, quads), surer), quads)
-        possible = possible_places(named, said)
+        paper = self.paper if asked else None
+        possible = named_places(unexplained_cards(gate, quads), surer, quads, doubts, paper)
         found = replace(found, possible=tuple(order_corners(q) * self.to_original
                                               for q in possible))  # fmt: skip
         if not seen:

@@ -91,8 +91,8 @@ class Annotator:
         sets = layout.sets
         shown = sets if self.reveal == "all" else sets[:1] if self.reveal == "one" else []
         uncertain = set(layout.uncertain)
-        # where a card may be missed matters when no set is shown: on tables never seen, two
-        # photos in five read complete name such a place: beside the sets found, mostly noise
+        # where a card may be missed matters when no set is shown: on tables never seen, nearly
+        # a photo in three read complete names such a place: beside the sets found, mostly noise
         places = layout.possible if not sets else ()
 
         for ignored in layout.ignored:
