@@ -700,6 +700,7 @@ def _print_held_out_reading(held: list, unseen: list, details: bool) -> None:
 
 def _eval_find(args: argparse.Namespace) -> int:
     from setvision.app import evaluating
+    from setvision.vision.learn.bench import parse_frame_size
     from setvision.vision.learn.find_eval import (
         format_find_table,
         incomplete_lines,
@@ -714,6 +715,10 @@ def _eval_find(args: argparse.Namespace) -> int:
             f"--loso refits the learned finder without each source; --finder {args.finder} is "
             "measured with the shipped models: leave out --loso"
         )
+    if args.letterbox and (args.loso or args.scales):
+        raise SetvisionError("--letterbox reads photos in a frame with the shipped models: "
+                             "leave out --loso and --scales")  # fmt: skip
+    frame = parse_frame_size(args.letterbox) if args.letterbox else None
     if args.loso:
         report = evaluating.held_out_finding(data, args.jobs, Progress(1).step)
         _print_held_out(report)
@@ -746,7 +751,9 @@ def _eval_find(args: argparse.Namespace) -> int:
                 print(f"{c.file}: cards per size {c.counts}, same cards re-saved: "
                       f"{c.same_resaved}, at 0.95 and 1.05 times: {c.same_near}")  # fmt: skip
         return EXIT_OK
-    results = evaluating.evaluate_finding(truths, finder, args.jobs, progress.step)
+    results = evaluating.evaluate_finding(truths, finder, args.jobs, progress.step, frame)
+    if frame:
+        print(f"each photo letterboxed into {frame[0]}x{frame[1]}")
     print(format_find_table(summarise_finding(results)))
     if args.details:
         print("\n".join(incomplete_lines(results)))
@@ -789,8 +796,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             )
     if args.find:
         return _eval_find(args)
-    if args.read or args.scales:
-        raise SetvisionError("--read and --scales measure card finding: add --find")
+    if args.read or args.scales or args.letterbox:
+        raise SetvisionError("--read, --scales and --letterbox measure card finding: add --find")
     data = data_dir(args.data)
     boards = evaluating.labelled_boards(data, args.labels, args.noisy, args.source)
     if args.calibration:
@@ -1226,6 +1233,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="learned",
         help="with --find: the learned finder (default), the previous hand-set one, or what "
         "`live` shows of each photo as a still camera frame",
+    )
+    evaluation.add_argument(
+        "--letterbox",
+        metavar="WxH",
+        help="with --find: read each photo letterboxed into this frame (as `bench` times it), "
+        "e.g. 1280x720",
     )
     evaluation.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     _add_reading_options(evaluation)

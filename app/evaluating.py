@@ -129,12 +129,18 @@ def _finder(name: str):
 
 
 def evaluate_finding(
-    truths: list, finder: str = "learned", jobs: int = 1, on_done: OnDone | None = None
+    truths: list,
+    finder: str = "learned",
+    jobs: int = 1,
+    on_done: OnDone | None = None,
+    frame: tuple[int, int] | None = None,
 ) -> list:
-    """Every photo's cards found by ``finder`` (see ``_finder``) and matched."""
-    from setvision.vision.learn.find_eval import run_finding
+    """Every photo's cards found by ``finder`` (see ``_finder``) and matched; with ``frame``
+    (width, height), each photo letterboxed into a camera frame that size first."""
+    from setvision.vision.learn.find_eval import InFrame, run_finding
 
-    return run_finding(truths, _finder(finder), jobs, on_done)
+    chosen = _finder(finder)
+    return run_finding(truths, InFrame(frame, chosen) if frame else chosen, jobs, on_done)
 
 
 def held_out_finding(data: Path, jobs: int = 1, on_done: OnDone | None = None):

@@ -7,10 +7,11 @@ a copy of fixed long side, so a photo gives the same cards at any resolution.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
+from setvision.vision.find.bars import content
 from setvision.vision.find.candidates import (
     MIN_AREA_SHARE,
     PAPER_SHRINK,
@@ -303,9 +304,35 @@ def doubtful(judged: list[Judged], chosen: list[Judged], model: CardnessModel) -
 
 
 def find_cards(image: np.ndarray, model: CardnessModel | None = None) -> Found:
-    """Card outlines in ``image`` ((H, W, 3) uint8 BGR), corners in its pixels."""
+    """Card outlines in ``image`` ((H, W, 3) uint8 BGR), corners in its pixels. Only the
+    picture between black bars is looked at, at the scale the whole image is read at."""
     model = model or load_cardness()
-    small, factor = resize_long_side(image, model.work_long_side)
+    inside = content(image)
+    if inside.is_whole(image):
+        return _find_cards(image, model, model.work_long_side)
+    picture = inside.of(image)
+    scale = min(1.0, model.work_long_side / max(image.shape[:2]))
+    found = _find_cards(picture, model, max(1, round(max(picture.shape[:2]) * scale)))
+    return shifted(found, inside.offset)
+
+
+def shifted(found: Found, offset: np.ndarray) -> Found:
+    """``found`` with every quad moved by ``offset`` (x, y pixels)."""
+
+    def moved(outline: Outline) -> Outline:
+        return replace(outline, corners_xy=outline.corners_xy + offset)
+
+    return Found(
+        [moved(o) for o in found.outlines],
+        [q + offset for q in found.possible],
+        found.probabilities,
+        tuple(moved(o) for o in found.net_places),
+    )
+
+
+def _find_cards(image: np.ndarray, model: CardnessModel, work_long_side: int) -> Found:
+    """``find_cards`` on a picture without bars, its work copy of this long side at most."""
+    small, factor = resize_long_side(image, work_long_side)
     maps = make_maps(small)
     judged = judge(maps, model, dedupe(find_candidates(maps)))
     chosen = select(judged, model.accept)

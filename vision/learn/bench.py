@@ -17,6 +17,14 @@ FRAME_SIDES = (16, 8192)  # smallest and largest frame side bench accepts, in pi
 
 def letterbox(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """The whole image scaled to fit ``size`` (width, height), centred on a black frame."""
+    return letterbox_placed(image, size)[0]
+
+
+def letterbox_placed(
+    image: np.ndarray, size: tuple[int, int]
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """``letterbox``'s frame, the factor the image was scaled by and where its top-left corner
+    lies in the frame (x, y): a frame's pixel p is the image's (p - offset) / factor."""
     width, height = size
     factor = min(width / image.shape[1], height / image.shape[0])
     new_size = (round(image.shape[1] * factor), round(image.shape[0] * factor))
@@ -25,7 +33,7 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     frame = np.zeros((height, width, 3), np.uint8)
     y0, x0 = (height - scaled.shape[0]) // 2, (width - scaled.shape[1]) // 2
     frame[y0 : y0 + scaled.shape[0], x0 : x0 + scaled.shape[1]] = scaled
-    return frame
+    return frame, factor, np.array([x0, y0], np.float64)
 
 
 def parse_frame_size(text: str) -> tuple[int, int]:

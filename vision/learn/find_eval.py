@@ -303,6 +303,22 @@ def previous_finder(image: np.ndarray) -> list[np.ndarray]:
     return [o.corners_xy for o in find_outlines(image)]
 
 
+@dataclass(frozen=True)
+class InFrame:
+    """A finder reading each photo letterboxed into a camera's frame (``size``: width,
+    height), as ``setvision bench`` times it; its cards given back in the photo's pixels."""
+
+    size: tuple[int, int]
+    finder: Finder | None = None
+
+    def __call__(self, image: np.ndarray) -> list[np.ndarray]:
+        from setvision.vision.learn.bench import letterbox_placed
+
+        frame, factor, offset = letterbox_placed(image, self.size)
+        quads = (self.finder or _default_finder)(frame)
+        return [(np.asarray(q, np.float64) - offset) / factor for q in quads]
+
+
 def _job(args: tuple[FindTruth, Finder | None]) -> FindResult:
     from setvision.vision.image import load
 
