@@ -56,8 +56,8 @@ def content(image: np.ndarray) -> Content:
     height, width = image.shape[:2]
     whole = Content(0, 0, width, height)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    rows = np.flatnonzero(cv2.reduce(grey, 1, cv2.REDUCE_MAX).ravel() > BAR_LEVEL)
-    columns = np.flatnonzero(cv2.reduce(grey, 0, cv2.REDUCE_MAX).ravel() > BAR_LEVEL)
+    rows = np.flatnonzero(grey.max(axis=1) > BAR_LEVEL)
+    columns = np.flatnonzero(grey.max(axis=0) > BAR_LEVEL)
     if not len(rows):
         return whole
     inside = Content(int(columns[0]), int(rows[0]), int(columns[-1]) + 1, int(rows[-1]) + 1)
