@@ -52,6 +52,22 @@ def test_content_is_cut_out_and_its_pixels_moved_back_into_the_frame():
     assert inside.offset.tolist() == [40.0, 12.0]
 
 
+def test_drawn_cards_between_bars_keep_their_exact_corners(drawn):
+    """The two drawn cards framed by bars 120 pixels wide (no shrinking at this size): the
+    corners found are the picture's own, moved by the bar, within a pixel and a half of the
+    drawn ones."""
+    image, expected = drawn
+    frame = np.zeros((image.shape[0], image.shape[1] + 240, 3), np.uint8)
+    frame[:, 120 : 120 + image.shape[1]] = image
+    alone = sorted(find_cards(image).outlines, key=lambda o: float(o.corners_xy[:, 0].mean()))
+    framed = sorted(find_cards(frame).outlines, key=lambda o: float(o.corners_xy[:, 0].mean()))
+    assert len(framed) == len(alone) == 2
+    for got, own, want in zip(framed, alone, expected):
+        assert np.allclose(got.corners_xy, own.corners_xy + (120, 0), atol=1e-3)
+        assert np.abs(got.corners_xy - (want + (120, 0))).max() < 1.5
+        assert got.long_side == own.long_side and not got.touches_border
+
+
 def test_letterboxing_places_the_photo_where_its_pixels_are_given_back():
     photo = np.zeros((300, 200, 3), np.uint8)
     photo[100, 50] = 255

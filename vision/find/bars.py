@@ -40,6 +40,7 @@ class Content:
         return np.ascontiguousarray(image[self.y0 : self.y1, self.x0 : self.x1])
 
     def is_whole(self, image: np.ndarray) -> bool:
+        """Whether this is all of ``image`` (it has no bars)."""
         return (self.x0, self.y0, self.x1, self.y1) == (0, 0, image.shape[1], image.shape[0])
 
     @property
