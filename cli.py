@@ -855,9 +855,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise SetvisionError(f"{option} must be at least 1, got {value}")
     size = parse_frame_size(args.frame_size or "1280x720")
     if args.live:
-        if args.paths or args.repeat or args.limit or args.per_photo:
+        if args.paths or args.repeat or args.limit or args.per_photo or args.fill:
             raise SetvisionError(
-                "--live times videos: PATH, --repeat, --limit and --per-photo are for photos"
+                "--live times videos: PATH, --repeat, --limit, --per-photo and --fill are for "
+                "photos"
             )
         return _bench_live(args)
     if args.max_frames:
@@ -869,8 +870,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     reader = _reader(args, profile)
     frame = f"{size[0]}x{size[1]}"
     stages = ("find", "measure", "classify", "total")
+    framing = "filling" if args.fill else "letterboxed into"
     print(
-        f"{len(paths)} photo(s) letterboxed into {frame}, median of {repeat} run(s) per photo, "
+        f"{len(paths)} photo(s) {framing} {frame}, median of {repeat} run(s) per photo, "
         f"{args.threads} thread(s), profile: {profile}; ms"
     )
     print(this_machine(args.threads).line())
@@ -889,7 +891,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if label == frame:
             progress.step(path)
 
-    timings = bench_photos(paths, reader, size, repeat, args.threads, args.per_photo, show)
+    timings = bench_photos(
+        paths, reader, size, repeat, args.threads, args.per_photo, show, fill=args.fill
+    )
     if args.per_photo:
         print()
     print(f"over photos, {frame} frames (ms; each photo's figure is the median of its runs):")
@@ -1269,6 +1273,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--per-photo",
         action="store_true",
         help="also a line per photo, letterboxed and at full size (before the summary)",
+    )
+    bench.add_argument(
+        "--fill",
+        action="store_true",
+        help="fill the frame with each photo (scaled to cover it, cut about its centre) "
+        "instead of letterboxing it: a camera's frame without bars",
     )
     bench.add_argument(
         "--live", nargs="+", metavar="VIDEO", help="time live analysis on videos (or folders)"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from setvision.vision.image import load
-from setvision.vision.learn.bench import Timing, letterbox, time_reading
+from setvision.vision.learn.bench import Timing, filled, letterbox, time_reading
 from setvision.vision.pipeline import CardReader
 
 #: The fixed work timed on every machine: this many steps of a Python loop, and a 1280x720
@@ -104,9 +104,11 @@ def bench_photos(
     threads: int = 1,
     full_size: bool = False,
     on_timing: Callable[[str, str, Timing], None] | None = None,
+    fill: bool = False,
 ) -> list[Timing]:
-    """Each photo letterboxed into ``size`` and read ``repeat`` times (median per stage);
-    with ``full_size`` also at its own size (reported to ``on_timing``, not returned).
+    """Each photo letterboxed into ``size`` (with ``fill``: scaled to cover it and cut to it)
+    and read ``repeat`` times (median per stage); with ``full_size`` also at its own size
+    (reported to ``on_timing``, not returned).
 
     ``on_timing(path, label, timing)`` gets each timing, labelled ``WxH`` or ``full``.
     """
@@ -119,7 +121,8 @@ def bench_photos(
         for index, path in enumerate(paths):
             photo = load(path)
             name = os.path.basename(path)
-            frames = [(frame, letterbox(photo.image, size))]
+            framed = (filled if fill else letterbox)(photo.image, size)
+            frames = [(frame, framed)]
             if full_size:
                 frames.append(("full", photo.image))
             for label, image in frames:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from setvision.app.benchmarking import processor_name
 from setvision.cli import main
@@ -11,6 +12,7 @@ from setvision.solver import SetvisionError
 from setvision.vision.learn.bench import (
     STAGES,
     Timing,
+    filled,
     format_summary,
     parse_frame_size,
     summarise,
@@ -106,3 +108,27 @@ def test_the_processor_is_named_from_linux_cpuinfo():
     assert processor_name(intel) == "Intel(R) Xeon(R) Processor"
     assert processor_name(arm) == "Raspberry Pi 4 Model B Rev 1.4"
     assert processor_name("processor\t: 0\nflags\t: fpu vme\n") is None
+
+
+def test_a_filled_frame_is_the_photo_cut_about_its_centre_without_bars():
+    photo = np.zeros((300, 200, 3), np.uint8)
+    photo[150, 100] = 255  # the centre stays the frame's centre
+    photo[10, 100] = 255  # the top is cut away (a portrait photo in a landscape frame)
+    frame = filled(photo, (1280, 720))
+    assert frame.shape == (720, 1280, 3)
+    assert frame.max(axis=2).min() == 0 and frame[..., 0].max() > 0  # no bars: all photo
+    y, x = np.unravel_index(np.argmax(frame[..., 0]), frame.shape[:2])
+    assert abs(x - 640) <= 6 and abs(y - 360) <= 6
+    assert frame.shape == filled(np.zeros((100, 400, 3), np.uint8), (1280, 720)).shape
+
+
+def test_bench_fill_times_frames_without_bars(capsys, data_dir):
+    folder = data_dir / "boards" / "TheBananaBender__Set_vision_player"
+    photo = sorted(folder.glob("*.jpg"))[0]
+    assert main(["bench", str(photo), "--repeat", "1", "--fill", "--per-photo"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("1 photo(s) filling 1280x720, median of 1 run(s)")
+    framed = next(line for line in lines if " 1280x720 " in line and photo.name[:20] in line)
+    assert int(framed.split()[3]) > 0  # cards found in the filled frame
+    assert main(["bench", "--live", str(photo), "--fill"]) != 0
+    assert "--fill" in capsys.readouterr().err

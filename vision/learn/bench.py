@@ -20,6 +20,21 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return letterbox_placed(image, size)[0]
 
 
+def filled(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The image scaled to cover ``size`` (width, height) and cut to it about its centre: a
+    frame with no bars, as a camera filling its frame with the table gives."""
+    width, height = size
+    factor = max(width / image.shape[1], height / image.shape[0])
+    new_size = (
+        max(width, round(image.shape[1] * factor)),
+        max(height, round(image.shape[0] * factor)),
+    )
+    interpolation = cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
+    scaled = cv2.resize(image, new_size, interpolation=interpolation)
+    y0, x0 = (scaled.shape[0] - height) // 2, (scaled.shape[1] - width) // 2
+    return np.ascontiguousarray(scaled[y0 : y0 + height, x0 : x0 + width])
+
+
 def letterbox_placed(
     image: np.ndarray, size: tuple[int, int]
 ) -> tuple[np.ndarray, float, np.ndarray]:
