@@ -718,7 +718,7 @@ def _eval_find(args: argparse.Namespace) -> int:
     if args.letterbox and (args.loso or args.scales):
         raise SetvisionError("--letterbox reads photos in a frame with the shipped models: "
                              "leave out --loso and --scales")  # fmt: skip
-    frame = parse_frame_size(args.letterbox) if args.letterbox else None
+    frame = parse_frame_size(args.letterbox, "--letterbox") if args.letterbox else None
     if args.loso:
         report = evaluating.held_out_finding(data, args.jobs, Progress(1).step)
         _print_held_out(report)

@@ -120,3 +120,10 @@ def test_eval_letterbox_refuses_what_it_cannot_measure(extra, capsys):
     find = [] if extra == [] else ["--find"]
     assert main(["eval", *find, *extra, "--letterbox", "1280x720"]) != 0
     assert "--letterbox" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["abc", "12x7"])
+def test_eval_letterbox_names_itself_when_its_frame_is_wrong(text, capsys):
+    assert main(["eval", "--find", "--letterbox", text]) != 0
+    err = capsys.readouterr().err
+    assert "--letterbox" in err and "--frame-size" not in err and len(err.splitlines()) == 1

@@ -51,17 +51,16 @@ def letterbox_placed(
     return frame, factor, np.array([x0, y0], np.float64)
 
 
-def parse_frame_size(text: str) -> tuple[int, int]:
-    """``"1280x720"`` -> (1280, 720); a ``SetvisionError`` unless both sides are sane."""
+def parse_frame_size(text: str, option: str = "--frame-size") -> tuple[int, int]:
+    """``"1280x720"`` -> (1280, 720); a ``SetvisionError`` naming ``option`` unless both
+    sides are sane."""
     try:
         width, height = (int(v) for v in text.lower().split("x"))
     except ValueError:
-        raise SetvisionError(f"--frame-size takes WxH, e.g. 1280x720, got {text!r}") from None
+        raise SetvisionError(f"{option} takes WxH, e.g. 1280x720, got {text!r}") from None
     low, high = FRAME_SIDES
     if not (low <= width <= high and low <= height <= high):
-        raise SetvisionError(
-            f"--frame-size sides must be {low}..{high} pixels, got {width}x{height}"
-        )
+        raise SetvisionError(f"{option} sides must be {low}..{high} pixels, got {width}x{height}")
     return width, height
 
 
