@@ -127,3 +127,14 @@ def test_eval_letterbox_names_itself_when_its_frame_is_wrong(text, capsys):
     assert main(["eval", "--find", "--letterbox", text]) != 0
     err = capsys.readouterr().err
     assert "--letterbox" in err and "--frame-size" not in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("box", [(100, 100, 101, 101), (0, 0, 2, 1280), (600, 0, 601, 720)])
+def test_a_sliver_of_picture_between_bars_holds_no_cards(box):
+    """A picture of one or two pixels between wide bars is looked at, and holds no card."""
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    y0, x0, y1, x1 = box
+    frame[y0:y1, x0:x1] = 255
+    assert not content(frame).is_whole(frame)
+    found = find_cards(frame)
+    assert found.outlines == [] and found.net_places == ()
