@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from setvision.vision.image import load
-from setvision.vision.learn.bench import Timing, filled, letterbox, time_reading
+from setvision.vision.image import filled, letterbox, load
+from setvision.vision.learn.bench import Timing, time_reading
 from setvision.vision.pipeline import CardReader
 
 #: The fixed work timed on every machine: this many steps of a Python loop, and a 1280x720

@@ -9,7 +9,7 @@ import pytest
 from setvision.cli import main
 from setvision.vision.find.bars import BAR_LEVEL, MIN_BARS_SHARE, Content, content
 from setvision.vision.find.finder import find_cards
-from setvision.vision.learn.bench import letterbox, letterbox_placed
+from setvision.vision.image import letterbox, letterbox_placed
 from setvision.vision.learn.find_eval import InFrame, outline_truths, score_found
 
 

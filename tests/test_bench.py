@@ -9,10 +9,10 @@ import pytest
 from setvision.app.benchmarking import processor_name
 from setvision.cli import main
 from setvision.solver import SetvisionError
+from setvision.vision.image import filled
 from setvision.vision.learn.bench import (
     STAGES,
     Timing,
-    filled,
     format_summary,
     parse_frame_size,
     summarise,

@@ -564,7 +564,7 @@ def test_a_still_table_is_read_live_as_its_photo_is(reader, photo, data_dir):
     """Live detection runs the finder on its own work copy of the frame, and reads the net's
     places as a photo's are: every card of the photo's reading is followed, as that card."""
     from setvision.vision.find.finder import find_cards
-    from setvision.vision.learn.bench import letterbox
+    from setvision.vision.image import letterbox
     from setvision.vision.live.session import LiveAnalyser
 
     frame = letterbox(photo(data_dir / NET_PLACES).image, (1280, 720))

@@ -421,3 +421,46 @@ def resize_long_side(image: np.ndarray, long_side: int) -> tuple[np.ndarray, flo
         return image, 1.0
     size = (max(1, round(width * factor)), max(1, round(height * factor)))
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA), factor
+
+
+def rescale(image: np.ndarray, factor: float, size: tuple[int, int] | None = None) -> np.ndarray:
+    """``image`` scaled by ``factor`` (to ``size``, width and height, when given; else its sides
+    times ``factor``, rounded): averaged when shrinking, interpolated when enlarging."""
+    if size is None:
+        size = (round(image.shape[1] * factor), round(image.shape[0] * factor))
+    interpolation = cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
+    return cv2.resize(image, size, interpolation=interpolation)
+
+
+def letterbox(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The whole image scaled to fit ``size`` (width, height), centred on a black frame: a
+    camera's shape."""
+    return letterbox_placed(image, size)[0]
+
+
+def letterbox_placed(
+    image: np.ndarray, size: tuple[int, int]
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """``letterbox``'s frame, the factor the image was scaled by and where its top-left corner
+    lies in the frame (x, y): a frame's pixel p is the image's (p - offset) / factor."""
+    width, height = size
+    factor = min(width / image.shape[1], height / image.shape[0])
+    scaled = rescale(image, factor)
+    frame = np.zeros((height, width, 3), np.uint8)
+    y0, x0 = (height - scaled.shape[0]) // 2, (width - scaled.shape[1]) // 2
+    frame[y0 : y0 + scaled.shape[0], x0 : x0 + scaled.shape[1]] = scaled
+    return frame, factor, np.array([x0, y0], np.float64)
+
+
+def filled(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The image scaled to cover ``size`` (width, height) and cut to it about its centre: a
+    frame with no bars, as a camera filling its frame with the table gives."""
+    width, height = size
+    factor = max(width / image.shape[1], height / image.shape[0])
+    cover = (
+        max(width, round(image.shape[1] * factor)),
+        max(height, round(image.shape[0] * factor)),
+    )
+    scaled = rescale(image, factor, cover)
+    y0, x0 = (scaled.shape[0] - height) // 2, (scaled.shape[1] - width) // 2
+    return np.ascontiguousarray(scaled[y0 : y0 + height, x0 : x0 + width])

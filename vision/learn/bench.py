@@ -6,49 +6,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 from setvision.solver.errors import SetvisionError
 from setvision.vision.pipeline import CardReader
 
 STAGES = ("find", "measure", "classify", "total")
 FRAME_SIDES = (16, 8192)  # smallest and largest frame side bench accepts, in pixels
-
-
-def letterbox(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """The whole image scaled to fit ``size`` (width, height), centred on a black frame."""
-    return letterbox_placed(image, size)[0]
-
-
-def filled(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """The image scaled to cover ``size`` (width, height) and cut to it about its centre: a
-    frame with no bars, as a camera filling its frame with the table gives."""
-    width, height = size
-    factor = max(width / image.shape[1], height / image.shape[0])
-    new_size = (
-        max(width, round(image.shape[1] * factor)),
-        max(height, round(image.shape[0] * factor)),
-    )
-    interpolation = cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
-    scaled = cv2.resize(image, new_size, interpolation=interpolation)
-    y0, x0 = (scaled.shape[0] - height) // 2, (scaled.shape[1] - width) // 2
-    return np.ascontiguousarray(scaled[y0 : y0 + height, x0 : x0 + width])
-
-
-def letterbox_placed(
-    image: np.ndarray, size: tuple[int, int]
-) -> tuple[np.ndarray, float, np.ndarray]:
-    """``letterbox``'s frame, the factor the image was scaled by and where its top-left corner
-    lies in the frame (x, y): a frame's pixel p is the image's (p - offset) / factor."""
-    width, height = size
-    factor = min(width / image.shape[1], height / image.shape[0])
-    new_size = (round(image.shape[1] * factor), round(image.shape[0] * factor))
-    interpolation = cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
-    scaled = cv2.resize(image, new_size, interpolation=interpolation)
-    frame = np.zeros((height, width, 3), np.uint8)
-    y0, x0 = (height - scaled.shape[0]) // 2, (width - scaled.shape[1]) // 2
-    frame[y0 : y0 + scaled.shape[0], x0 : x0 + scaled.shape[1]] = scaled
-    return frame, factor, np.array([x0, y0], np.float64)
 
 
 def parse_frame_size(text: str, option: str = "--frame-size") -> tuple[int, int]:

@@ -312,7 +312,7 @@ class InFrame:
     finder: Finder | None = None
 
     def __call__(self, image: np.ndarray) -> list[np.ndarray]:
-        from setvision.vision.learn.bench import letterbox_placed
+        from setvision.vision.image import letterbox_placed
 
         frame, factor, offset = letterbox_placed(image, self.size)
         quads = (self.finder or _default_finder)(frame)
@@ -399,11 +399,10 @@ def scale_agreement(
 def read_at_side(image: np.ndarray, finder: Finder, side: int) -> list[np.ndarray]:
     """The cards ``finder`` gives for the photo resized to long side ``side``, in the photo's
     own pixels."""
+    from setvision.vision.image import rescale
+
     factor = side / max(image.shape[:2])
-    size = (round(image.shape[1] * factor), round(image.shape[0] * factor))
-    interpolation = cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
-    resized = cv2.resize(image, size, interpolation=interpolation)
-    return [np.asarray(q, np.float64) / factor for q in finder(resized)]
+    return [np.asarray(q, np.float64) / factor for q in finder(rescale(image, factor))]
 
 
 def resaved(image: np.ndarray, quality: int = RESAVE_QUALITY) -> np.ndarray:

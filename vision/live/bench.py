@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from setvision.vision.image import letterbox
 from setvision.vision.live.session import LiveAnalyser
 from setvision.vision.live.source import Frame, open_video
 from setvision.vision.live.tracking import LiveLayout
@@ -69,20 +70,6 @@ def _set_groups(result: LiveLayout) -> frozenset:
 
 def _cards(result: LiveLayout) -> dict[int, object]:
     return {i: card.card for i, card in zip(result.track_ids, result.layout.cards)}
-
-
-def fit_frame(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """The frame scaled to fit ``size`` (width, height) and centred on black: a camera's shape."""
-    width, height = size
-    factor = min(width / image.shape[1], height / image.shape[0])
-    new = (round(image.shape[1] * factor), round(image.shape[0] * factor))
-    scaled = cv2.resize(
-        image, new, interpolation=cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
-    )
-    canvas = np.zeros((height, width, 3), np.uint8)
-    y0, x0 = (height - new[1]) // 2, (width - new[0]) // 2
-    canvas[y0 : y0 + new[1], x0 : x0 + new[0]] = scaled
-    return canvas
 
 
 def bench_live(source: str, frames: Iterable[Frame], analyser: LiveAnalyser) -> LiveBench:
@@ -146,7 +133,7 @@ def bench_video(
         with threadpool_limits(threads), open_video(path) as source:
             frames = itertools.islice(source, max_frames)
             if size is not None:
-                frames = (Frame(f.index, f.t, fit_frame(f.image, size)) for f in frames)
+                frames = (Frame(f.index, f.t, letterbox(f.image, size)) for f in frames)
             return bench_live(path, frames, analyser)
     finally:
         cv2.setNumThreads(before)
