@@ -220,6 +220,15 @@ def _set_line(found: list[int], uncertain: set[int]) -> str:
     return line
 
 
+def _left_out_line(record: dict) -> str:
+    """Beside sets found, what may have been left out (a card missed or cut off): sets with
+    such a card are not counted. Without a set the message itself says it."""
+    if record["verdict"] != "sets":
+        return ""
+    doubts = [doubt for doubt in record["doubts"] if doubt not in record["warnings"]]
+    return f"  sets with a card not read are not counted: {'; '.join(doubts)}" if doubts else ""
+
+
 def _print_layout(record: dict, annotated: Output | None, reveal: str = "all") -> None:
     """The reading as text; ``reveal`` hides the sets as the annotated image does."""
     cards, sets = record["cards"], record["sets"]
@@ -240,6 +249,9 @@ def _print_layout(record: dict, annotated: Output | None, reveal: str = "all") -
     for reason, count in reasons.items():
         print(f"  ignored {'one outline' if count == 1 else f'{count} outlines'}: {reason}")
     print(f"  {record['message']}")
+    left_out = _left_out_line(record)
+    if left_out:
+        print(left_out)
     if annotated:
         print(f"  annotated: {annotated.path}" + (f" ({annotated.note})" if annotated.note else ""))
 

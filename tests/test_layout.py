@@ -156,3 +156,18 @@ def test_contract_record_validates_against_the_shared_schema():
     assert [c["id"] for c in record["cards"]] == list(range(1, 7))
     assert all(len(c["corners"]) == 4 for c in record["cards"])
     jsonschema.validate(layout_record(Layout.empty((10, 10)), "x.jpg"), schema)
+
+
+def test_beside_the_sets_found_the_text_answer_names_a_card_that_may_be_missed(capsys):
+    from setvision.cli import _print_layout
+
+    a_set = ["1-red-solid-oval", "2-green-striped-diamond", "3-purple-open-squiggle"]
+    layout = Layout((800, 600), _grid(a_set).cards, possible=(_quad(500, 300),))
+    _print_layout(layout_record(layout, "photo.jpg"), None)
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == [
+        "  1 set among 3 cards",
+        "  sets with a card not read are not counted: a card may be missed near (530, 345)",
+    ]
+    _print_layout(layout_record(replace(layout, possible=()), "photo.jpg"), None)
+    assert capsys.readouterr().out.splitlines()[-1] == "  1 set among 3 cards"
