@@ -654,14 +654,16 @@ from setvision.vision.live.source import open_video
 from setvision.vision.live.window import Controls, run_window
 
 keys = iter([-1] * 40 + [ord("c"), ord("h"), ord("s"), ord("q")])
+answered = []  # the keys wait for the first answer on screen: a busy machine reads slowly
 
 def wait_key(ms):
     cv2.waitKey(ms)
-    return next(keys, ord("q"))
+    return next(keys, ord("q")) if answered else -1
 
 with open_video(sys.argv[1]) as source:
     analysed = run_window(source, LiveAnalyser(reader_for()).analyse, Controls(),
-                          out_dir=sys.argv[2], wait_key=wait_key)
+                          out_dir=sys.argv[2], wait_key=wait_key,
+                          on_result=lambda *_: answered.append(True))
 print("analysed", analysed)
 """
 
