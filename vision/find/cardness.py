@@ -51,6 +51,10 @@ class CardnessModel:
     net_interior: float = float("inf")
     #: the second look, over ``FEATURES`` and ``CONTEXT`` (None: the first look decides)
     context_forest: ForestModel | None = None
+    #: how closely a candidate follows the card it lies on (its expected intersection over
+    #: union with the card's labelled outline), over ``FEATURES``: of several outlines of one
+    #: card, the closest is kept (None: the likeliest card is kept)
+    fit_forest: ForestModel | None = None
 
     def first_look(self, x: np.ndarray) -> np.ndarray:
         if len(x) == 0:
@@ -67,6 +71,12 @@ class CardnessModel:
             return first
         x = np.nan_to_num(with_context(x, first), nan=-1e3)
         return self.context_forest.predict_proba(x)[:, 1]
+
+    def fit(self, x: np.ndarray) -> np.ndarray:
+        """Each candidate's expected overlap with the card it lies on (``fit_forest``)."""
+        if len(x) == 0 or self.fit_forest is None:
+            return np.zeros(len(x))
+        return self.fit_forest.predict_proba(np.nan_to_num(x, nan=-1e3))[:, 1]
 
     def to_json(self) -> str:
         return json.dumps(
@@ -86,6 +96,7 @@ class CardnessModel:
                 "context_forest": None
                 if self.context_forest is None
                 else self.context_forest.to_dict(),
+                "fit_forest": None if self.fit_forest is None else self.fit_forest.to_dict(),
             }
         )
 
@@ -105,9 +116,12 @@ def parse_model(text: str, name: str) -> CardnessModel:
         forest = ForestModel.from_dict(data["forest"])
         context = data["context_forest"]
         context_forest = None if context is None else ForestModel.from_dict(context)
+        fit = data.get("fit_forest")
+        fit_forest = None if fit is None else ForestModel.from_dict(fit)
         valid = (
             _forest_fits(forest, len(FEATURES))
             and (context_forest is None or _forest_fits(context_forest, len(FEATURES + CONTEXT)))
+            and (fit_forest is None or _forest_fits(fit_forest, len(FEATURES)))
             and 0.0 < float(data["doubt"]) <= float(data["accept"]) < 1.0
             and float(data["recheck"]) > 0.0
             and (data["unexplained"] is None or float(data["unexplained"]) > 0)
@@ -128,6 +142,7 @@ def parse_model(text: str, name: str) -> CardnessModel:
             unexplained_ink=float(data.get("unexplained_ink", 0.0)),
             net_interior=float(data.get("net_interior") or "inf"),
             context_forest=context_forest,
+            fit_forest=fit_forest,
         )
     except FinderModelError:
         raise

@@ -240,6 +240,8 @@ def _export_forest(forest, features: tuple[str, ...]) -> ForestModel:
         left.append(np.where(is_leaf, -1, tree.children_left + offset))
         right.append(np.where(is_leaf, -1, tree.children_right + offset))
         leaf_values = tree.value[:, 0, :]
+        if leaf_values.shape[1] == 1:  # a regression tree's mean (0 to 1) as class 1's share
+            leaf_values = np.hstack([1 - leaf_values, leaf_values]).clip(0, 1)
         leaf_values = leaf_values / np.maximum(leaf_values.sum(axis=1, keepdims=True), 1e-12)
         value.append(leaf_values)
         depth = max(depth, estimator.get_depth())
