@@ -214,7 +214,10 @@ def test_training_measures_a_cut_card_only_as_far_as_the_photo_shows(cloth):
     completed = [CardReader.measure_outline(cloth, o) for o in cut]
     shown = [CardReader.measure_outline(cloth, o, complete_cut=False) for o in cut]
     read = sum(isinstance(m, MeasuredCard) for m in completed)
-    assert read == sum(isinstance(m, MeasuredCard) for m in shown) + 2
+    # all three cut cards read completed; as shown, those whose symbols the edge cuts do not
+    # (one or two of them, as the outline along the edge falls a few pixels in or out)
+    assert read == len(cut) == 3
+    assert sum(isinstance(m, MeasuredCard) for m in shown) < read
 
 
 #: Whole-table photos of six sources (decks, cameras, tables) whose cards are placed by label.

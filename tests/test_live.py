@@ -521,8 +521,13 @@ def test_live_follows_a_720p_camera_over_twelve_cards(tmp_path, capsys):
     clip = tmp_path / "camera.mp4"
     _camera_clip(clip, photo, 24)
     records = _live_json(capsys, clip, 24)
-    assert all(r["image_size"] == [1280, 720] and len(r["cards"]) == 12 for r in records)
-    assert len({tuple(r["track_ids"]) for r in records}) == 1
+    assert all(r["image_size"] == [1280, 720] for r in records)
+    # a card read unsurely at first (below 0.9) is shown once a second look confirms it, and
+    # until then the answer says that one may be missed: never a card lost unsaid
+    first, *rest = records
+    assert len(first["cards"]) == 12 or (len(first["cards"]) == 11 and first["doubts"])
+    assert all(len(r["cards"]) == 12 for r in rest)
+    assert len({tuple(r["track_ids"]) for r in rest}) == 1
     read = sorted(c["text"] for c in records[-1]["cards"])
     assert sum(min(read.count(t), truth.count(t)) for t in set(truth)) >= 10  # of 12
     # the sets of the labelled cards: each one read whole is shown, and no other set of real cards
