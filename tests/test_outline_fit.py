@@ -72,7 +72,9 @@ def test_an_outline_reaching_over_another_card_is_not_taken():
 def test_without_a_fit_forest_the_likeliest_outline_is_kept():
     judged = [_judged(LOOSE_A, 0.9), _judged(CARD_A, 0.7), _judged(CARD_B, 0.8)]
     model = CardnessModel(None, 0.5, 800, {})  # type: ignore[arg-type]
-    assert finder.pick_cards(judged, model) == finder.select(judged, 0.5)
+    fits = finder.fits_of(judged, model)
+    assert fits is None
+    assert finder.pick_cards(judged, 0.5, fits) == finder.select(judged, 0.5)
 
 
 def _forest(value_of_right: float) -> ForestModel:

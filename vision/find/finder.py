@@ -151,12 +151,14 @@ def select(judged: list[Judged], accept: float) -> list[Judged]:
     return chosen
 
 
-def fits_of(judged: Sequence[Judged], model: CardnessModel) -> np.ndarray:
+def fits_of(judged: Sequence[Judged], model: CardnessModel) -> np.ndarray | None:
     """Each accepted candidate's expected overlap with its card (``CardnessModel.fit``; 0 for
-    the others, which are never kept)."""
+    the others, which are never kept); None without a fit model."""
+    if model.fit_forest is None:
+        return None
     fits = np.zeros(len(judged))
     accepted = [k for k, j in enumerate(judged) if j.probability >= model.accept]
-    if accepted and model.fit_forest is not None:
+    if accepted:
         fits[accepted] = model.fit(np.array([judged[k].features for k in accepted]))
     return fits
 
@@ -186,12 +188,11 @@ def closest_outlines(
     return kept
 
 
-def pick_cards(judged: list[Judged], model: CardnessModel) -> list[Judged]:
-    """The cards among the ``judged`` candidates (``select``), each as its closest outline."""
-    chosen = select(judged, model.accept)
-    if model.fit_forest is None:
-        return chosen
-    return closest_outlines(judged, chosen, model.accept, fits_of(judged, model))
+def pick_cards(judged: list[Judged], accept: float, fits: np.ndarray | None = None) -> list[Judged]:
+    """The cards among the ``judged`` candidates (``select``), each as its closest outline
+    where their ``fits`` are known (``closest_outlines``)."""
+    chosen = select(judged, accept)
+    return chosen if fits is None else closest_outlines(judged, chosen, accept, fits)
 
 
 @dataclass(frozen=True)
@@ -384,7 +385,7 @@ def _find_cards(image: np.ndarray, model: CardnessModel, work_long_side: int) ->
     small, factor = resize_long_side(image, work_long_side)
     maps = make_maps(small)
     judged = judge(maps, model, dedupe(find_candidates(maps)))
-    chosen = pick_cards(judged, model)
+    chosen = pick_cards(judged, model.accept, fits_of(judged, model))
     ink = maps.ink() if model.unexplained_ink > 0 else None  # asked for by the model only
     seen = []  # the card net's cards (work pixels), where the model asks for the net
     net = card_maps(small, load_card_net()) if np.isfinite(model.net_interior) else None
@@ -397,7 +398,7 @@ def _find_cards(image: np.ndarray, model: CardnessModel, work_long_side: int) ->
     ):
         on_card = None if paper is None else on_card_of(paper)
         judged = judge(maps, model, previous_candidates(small, on_card), known=judged)
-        chosen = pick_cards(judged, model)
+        chosen = pick_cards(judged, model.accept, fits_of(judged, model))
         in_doubt = doubtful(judged, chosen, model)
     quads = _to_image(_quads_of(chosen), image, factor)
     margin = BORDER_PX / factor

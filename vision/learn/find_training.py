@@ -518,12 +518,11 @@ def both_ways(
     from setvision.vision.find.candidates import Candidate
     from setvision.vision.find.finder import (
         Judged,
-        closest_outlines,
         doubtful,
         net_sees_more,
         on_card_of,
         paper_left,
-        select,
+        pick_cards,
     )
 
     photo = held.photo
@@ -551,10 +550,7 @@ def both_ways(
         return np.array([j.candidate.quad for j in items], np.float32).reshape(-1, 4, 2)
 
     def pick(items: list[Judged], rows: np.ndarray) -> list[Judged]:
-        chosen = select(items, model.accept)
-        if held.fits is None:
-            return chosen
-        return closest_outlines(items, chosen, model.accept, held.fits[rows])
+        return pick_cards(items, model.accept, None if held.fits is None else held.fits[rows])
 
     candidates = judged(fast, held.fast)
     chosen = pick(candidates, fast)
