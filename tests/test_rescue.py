@@ -105,5 +105,6 @@ def test_a_place_counts_on_its_own_outline_first_else_on_its_surest_variant():
 
 
 def test_an_outline_variant_is_shrunk_about_the_centre():
-    (shrunk,) = outline_variants(_square(0, 0, 10))
+    blank = np.full((40, 40, 3), 128, np.uint8)  # nothing to outline the place from again
+    (shrunk,) = outline_variants(blank, _square(0, 0, 10), 0.5)
     assert np.allclose(shrunk[0], [0.5, 0.5]) and np.allclose(shrunk[2], [9.5, 9.5])

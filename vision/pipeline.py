@@ -11,7 +11,13 @@ import numpy as np
 from setvision.solver import ATTRIBUTES
 from setvision.vision.find.finder import find_cards, unexplained_cards
 from setvision.vision.find.outlines import Outline
-from setvision.vision.geometry import pixel_corners, scaled_about_centre, touches_border
+from setvision.vision.geometry import (
+    long_side_index,
+    order_corners,
+    pixel_corners,
+    scaled_about_centre,
+    touches_border,
+)
 from setvision.vision.image import Photo, as_bgr
 from setvision.vision.layout import NO_SYMBOLS, UNSURE, CardReading, Ignored, Layout
 from setvision.vision.order import reading_order
@@ -33,7 +39,6 @@ from setvision.vision.read.rescue import (
     RESCUE_CONFIDENCE,
     best_reading,
     outline_variants,
-    worth_retrying,
 )
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
@@ -79,6 +84,13 @@ def _moved(outline: Outline, corners: np.ndarray, image: np.ndarray) -> Outline:
     size = (image.shape[1], image.shape[0])
     touches = outline.touches_border or touches_border(corners, size, 0.0)
     return replace(outline, corners_xy=corners, touches_border=touches)
+
+
+def _relaid(outline: Outline, corners: np.ndarray, image: np.ndarray) -> Outline:
+    """``outline`` moved onto other ``corners`` (``_moved``), put in order and its long side
+    told by their shape, as a place's outline is."""
+    ordered = order_corners(np.asarray(corners, np.float32))
+    return replace(_moved(outline, ordered, image), long_side=long_side_index(ordered))
 
 
 def _laid_out(
@@ -255,24 +267,30 @@ class CardReader:
     def read_place(
         self, image: np.ndarray, place: Outline, retry_below: float = RESCUE_CONFIDENCE
     ) -> list[tuple[float, MeasuredCard]]:
-        """A place measured and read alone (confidence, measurement): on its outline, and on
-        its outline's variants when that read is worth retrying below ``retry_below``; none
-        when its outline cannot be measured."""
+        """A place measured and read alone (confidence, measurement): on its outline, then, when
+        that reads below ``retry_below`` or cannot be measured, on its outline's variants
+        (``outline_variants``); none when no outline of it can be measured."""
         first = self.measure_outline(image, place)
-        if not isinstance(first, MeasuredCard):
-            return []
-        readings = [(self.classify([first])[0].confidence, first)]
-        if worth_retrying(readings[0][0], retry_below):
-            variants = self.measure_variants(image, place)
-            readings += [(self.classify([v])[0].confidence, v) for v in variants]
+        readings = []
+        if isinstance(first, MeasuredCard):
+            readings.append((self.classify([first])[0].confidence, first))
+        own = readings[0][0] if readings else None
+        for variant in self.measure_variants(image, place, own, retry_below):
+            readings.append((self.classify([variant])[0].confidence, variant))
         return readings
 
-    def measure_variants(self, image: np.ndarray, place: Outline) -> list[MeasuredCard]:
-        """A place's outline variants (``outline_variants``: the net's outline may reach past
-        the card) measured, those that can be."""
+    def measure_variants(
+        self,
+        image: np.ndarray,
+        place: Outline,
+        confidence: float | None,
+        level: float = RESCUE_CONFIDENCE,
+    ) -> list[MeasuredCard]:
+        """A place's outline variants (``outline_variants``, for its own outline read with
+        ``confidence`` below ``level``) measured, those that can be."""
         measured = []
-        for corners in outline_variants(place.corners_xy):
-            variant = self.measure_outline(image, _moved(place, corners, image))
+        for corners in outline_variants(image, place.corners_xy, confidence, level):
+            variant = self.measure_outline(image, _relaid(place, corners, image))
             if isinstance(variant, MeasuredCard):
                 measured.append(variant)
         return measured

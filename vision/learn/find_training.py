@@ -96,7 +96,9 @@ def _fingerprint() -> str:
     """Changes with the code and settings that make a photo's samples: the candidate makers
     (the previous finder's included), the features, the training copies and the labelling
     (decoding is OpenCV's)."""
-    judging = ("finder.py", "cardness.py", "card_net.py", "bars.py", "__init__.py")  # no makers
+    # no makers of the training samples: judging, the net, and outlining the net's places again
+    judging = ("finder.py", "cardness.py", "card_net.py", "bars.py", "local_outline.py")
+    judging += ("__init__.py",)
     makers = package_modules("setvision.vision.find", judging)
     makers.append("setvision.vision.learn.augment")
     settings = repr((POSITIVE_IOU, NEGATIVE_IOU, WORK_LONG_SIDE, PHOTO_SAMPLES, _FOREST))

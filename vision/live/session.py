@@ -48,7 +48,7 @@ from setvision.vision.live.motion import (
 from setvision.vision.live.source import Frame
 from setvision.vision.live.tracking import LiveLayout, Track, Tracker
 from setvision.vision.pipeline import CardReader, MeasuredCard
-from setvision.vision.read.rescue import best_reading, rescued, worth_retrying
+from setvision.vision.read.rescue import best_reading, rescued
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
 
@@ -269,12 +269,11 @@ class LiveAnalyser:
         reading: CardReading,
         context: list[MeasuredCard],
     ) -> tuple[MeasuredCard, CardReading]:
-        """A net place's reading, or its shrunk outline's when only that one reads as a card
-        (as ``CardReader.read_place`` on a photo), each read among the cards followed."""
+        """A net place's reading, or a variant's of its outline when only that one reads as a
+        card (as ``CardReader.read_place`` on a photo), each read among the cards followed."""
         options = [(measured, reading)]
-        if worth_retrying(reading.confidence):
-            for variant in self.reader.measure_variants(work.image, place):
-                options.append((variant, self.reader.classify([*context, variant])[-1]))
+        for variant in self.reader.measure_variants(work.image, place, reading.confidence):
+            options.append((variant, self.reader.classify([*context, variant])[-1]))
         best = best_reading([r.confidence for _, r in options])
         return options[0 if best is None else best]
 

@@ -7,6 +7,7 @@ reads through it, while a print on a bag or a tile seldom reads as a SET card su
 a place is counted as a card when the reader gives its four attributes together at least
 ``RESCUE_CONFIDENCE``; otherwise it stays a place where a card may be missed. The level was
 chosen on held-out photos (``setvision eval --find --loso --read`` prints every level tried).
+A place read below it is read again on other outlines of it (``outline_variants``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from setvision.vision.find.local_outline import local_outline
 from setvision.vision.geometry import scaled_about_centre
 
 #: A place the net sees is counted as a card when read with at least this confidence (the
@@ -22,7 +24,7 @@ RESCUE_CONFIDENCE = 0.7
 #: The levels ``eval --find --loso --read`` measures (1.01: none rescued).
 RESCUE_LEVELS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.01)
 #: A place read at least this surely, yet below the level, is read again on its outline shrunk
-#: by ``OUTLINE_SLACK`` (the net's outline may reach that far past the card); one read less
+#: by ``OUTLINE_SLACK`` too (the net's outline may reach that far past the card); one read less
 #: surely is seldom a card, and not worth the time.
 RETRY_ABOVE = 0.3
 #: How far a place's outline is shrunk about its centre (a share of its size).
@@ -34,10 +36,26 @@ def rescued(confidence: float, level: float = RESCUE_CONFIDENCE) -> bool:
     return confidence >= level
 
 
-def outline_variants(corners: np.ndarray) -> list[np.ndarray]:
-    """A place's corners shrunk by ``OUTLINE_SLACK`` about their centre (grown, the outline
-    takes in a neighbour's print or table, and the card's margins misread its number)."""
-    return [scaled_about_centre(corners, 1 - OUTLINE_SLACK)]
+def outline_variants(
+    image: np.ndarray,
+    corners: np.ndarray,
+    confidence: float | None,
+    level: float = RESCUE_CONFIDENCE,
+) -> list[np.ndarray]:
+    """Other outlines of a place (``corners``) whose own outline read with ``confidence``
+    (None: it could not be measured), below ``level``: the card outlined again from the paper
+    around it (``local_outline``: the net's rectangle misses a card seen at a slant), and, read
+    nearly surely (``worth_retrying``), its outline shrunk by ``OUTLINE_SLACK`` (grown, the
+    outline takes in a neighbour's print or table, and the card's margins misread its number)."""
+    if confidence is not None and rescued(confidence, level):
+        return []
+    variants = []
+    local = local_outline(image, corners)
+    if local is not None:
+        variants.append(local)
+    if confidence is not None and worth_retrying(confidence, level):
+        variants.append(scaled_about_centre(corners, 1 - OUTLINE_SLACK))
+    return variants
 
 
 def best_reading(confidences: Sequence[float], level: float = RESCUE_CONFIDENCE) -> int | None:
@@ -52,5 +70,5 @@ def best_reading(confidences: Sequence[float], level: float = RESCUE_CONFIDENCE)
 
 
 def worth_retrying(confidence: float, level: float = RESCUE_CONFIDENCE) -> bool:
-    """Whether a place whose outline read with ``confidence`` is read on its variants too."""
+    """Whether a place whose outline read with ``confidence`` is read on it shrunk too."""
     return RETRY_ABOVE <= confidence < level
