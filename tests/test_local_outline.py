@@ -9,7 +9,7 @@ import pytest
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.local_outline import MAX_CORNER_ERROR, local_outline
 from setvision.vision.geometry import convex_iou
-from setvision.vision.read.rescue import outline_variants
+from setvision.vision.read.rescue import outline_variants, still_possible
 
 #: Eight cards on a grey tray table seen low across it: the two of the right-hand column, turned
 #: and seen at a slant, have corners 46 to 49 degrees off square, which no candidate maker
@@ -105,3 +105,31 @@ def test_the_slanted_cards_of_a_tray_table_are_read_from_the_nets_places(reader,
         assert max(convex_iou(card, q) for q in read) >= 0.85
     names = sorted(str(c.card) for c in layout.cards)
     assert "1-purple-open-squiggle" in names and names.count("3-red-solid-squiggle") == 1
+
+
+def test_a_place_in_the_open_without_card_shaped_paper_is_no_longer_named():
+    """``still_possible``: kept where a card may be (its paper card-shaped, cut by the edge, or
+    touching a card), dropped on a bare table."""
+    table, card = _table(), _card(SLANTED)
+    open_place = COARSE
+    at_edge = COARSE - np.float32([230 - 1, 0])  # its left side on the image's edge
+    beside = np.array([[100, 300], [140, 300], [140, 380], [100, 380]], np.float32)
+    over = beside + np.float32([38, 0])  # its right side 3 pixels over the card beside it
+    assert still_possible(card, [open_place], []) != []
+    assert still_possible(table, [open_place], []) == []
+    assert len(still_possible(table, [at_edge], [])) == 1
+    assert still_possible(table, [beside], [SLANTED]) == []
+    assert len(still_possible(table, [over], [beside + np.float32([75, 0])])) == 1
+    assert still_possible(table, [over], [beside + np.float32([85, 0])]) == []  # 7 pixels apart
+
+
+#: Four cards on a table cloth printed with rings: the finder's doubts name a ring as a place.
+RINGS = "boards/TheBananaBender__Set_vision_player/train__photo_16_2025-06-08_13-55-04.jpg"
+
+
+def test_a_ring_printed_on_a_cloth_is_not_named_as_a_place(reader, photo, data_dir):
+    rings = photo(data_dir / RINGS)
+    found = find_cards(rings.image)
+    assert len(found.outlines) == 4 and len(found.possible) == 1
+    layout = reader.read(rings.image)
+    assert len(layout.cards) == 4 and layout.possible == ()

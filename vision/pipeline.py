@@ -39,6 +39,7 @@ from setvision.vision.read.rescue import (
     RESCUE_CONFIDENCE,
     best_reading,
     outline_variants,
+    still_possible,
 )
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
@@ -247,6 +248,8 @@ class CardReader:
         measured += taken
         cards = np.array([m.outline.corners_xy for m in taken], np.float32).reshape(-1, 4, 2)
         possible = unexplained_cards(found.possible, cards)  # a card taken explains its place
+        shown = [m.outline.corners_xy for m in measured] + [i.corners_xy for i in ignored]
+        possible = still_possible(image, possible, shown)
         timings["measure"] = (time.perf_counter() - start) * 1000
         return measured, ignored, timings, possible
 

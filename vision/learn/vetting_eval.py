@@ -17,7 +17,12 @@ from setvision.vision.find.fit import snap_sides
 from setvision.vision.layout import Layout
 from setvision.vision.learn.find_eval import FindResult, FindTruth, _map_photos, score_found
 from setvision.vision.learn.find_training import HeldOutOutlines
-from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS, best_reading
+from setvision.vision.read.rescue import (
+    RESCUE_CONFIDENCE,
+    RESCUE_LEVELS,
+    best_reading,
+    still_possible,
+)
 from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE, set_aside
 
 #: The vetting levels tried: (finder unsure below, reader unsure below); (0, 0) sets none aside.
@@ -165,6 +170,9 @@ def read_found(
     taken = shipped[3][len(cards) :]  # the places read as cards, after the outlines' cards
     possible = np.array(outlines.possible, np.float32).reshape(-1, 4, 2) / np.float32(scale)
     possible = unexplained_cards(possible, [t.outline.corners_xy for t in taken])
+    shown = [np.asarray(q, np.float32) / np.float32(scale) for q in quads]
+    shown += [t.outline.corners_xy for t in taken] + [i.corners_xy for i in ignored]
+    possible = still_possible(image, possible, shown)  # as ``CardReader.measure`` does
     readings, unsure = reader.classify_vetted(shipped[3])  # as ``CardReader.read`` answers
     layout = Layout(size, tuple(readings), tuple(ignored + unsure), {}, tuple(possible), warnings)
     return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, counted,

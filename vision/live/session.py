@@ -48,7 +48,7 @@ from setvision.vision.live.motion import (
 from setvision.vision.live.source import Frame
 from setvision.vision.live.tracking import LiveLayout, Track, Tracker
 from setvision.vision.pipeline import CardReader, MeasuredCard
-from setvision.vision.read.rescue import best_reading, rescued
+from setvision.vision.read.rescue import best_reading, rescued, still_possible
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
 
@@ -237,7 +237,8 @@ class LiveAnalyser:
     def _detect(self, work: _Work, confirmed: set[int]) -> list[_Pending]:
         """Find outlines, snap matching tracks to them; the rest are new cards to read."""
         found = find_cards(work.image)  # the finder's own work copy, as for a photo
-        self._possible = tuple(found.possible)  # no "no set" over them, as for a photo
+        shown = [o.corners_xy for o in found.outlines]  # no "no set" over them, as for a photo
+        self._possible = tuple(still_possible(work.image, found.possible, shown))
         pending, rejected, ignored = [], [], []
         tracks = self.tracker.match(o.corners_xy for o in found.outlines)
         for outline, track_id, probability in zip(found.outlines, tracks, found.probabilities):

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from setvision.vision.find.local_outline import local_outline
-from setvision.vision.geometry import scaled_about_centre
+from setvision.vision.geometry import convex_overlap, scaled_about_centre, touches_border
 
 #: A place the net sees is counted as a card when read with at least this confidence (the
 #: probability that all four attributes are right together, ``CardReading.confidence``).
@@ -29,6 +29,12 @@ RESCUE_LEVELS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.01)
 RETRY_ABOVE = 0.3
 #: How far a place's outline is shrunk about its centre (a share of its size).
 OUTLINE_SLACK = 0.1
+#: Cards are grown by this share of their size about their centre before asking whether a place
+#: where a card may be missed touches one: a card lying partly under another, or beside one.
+TOUCH_GROWTH = 0.05
+#: A place where a card may be missed within this many image pixels of the image's edge may be
+#: a card cut by it.
+PLACE_BORDER_PX = 2.0
 
 
 def rescued(confidence: float, level: float = RESCUE_CONFIDENCE) -> bool:
@@ -72,3 +78,25 @@ def best_reading(confidences: Sequence[float], level: float = RESCUE_CONFIDENCE)
 def worth_retrying(confidence: float, level: float = RESCUE_CONFIDENCE) -> bool:
     """Whether a place whose outline read with ``confidence`` is read on it shrunk too."""
     return RETRY_ABOVE <= confidence < level
+
+
+def still_possible(
+    image: np.ndarray, places: Sequence[np.ndarray], cards: Sequence[np.ndarray]
+) -> list[np.ndarray]:
+    """Of the ``places`` where a card may be missed (image pixels), those that may still hold
+    one: within ``PLACE_BORDER_PX`` of the image's edge (a cut card's paper is no quad), touching
+    one of the ``cards`` (read, set aside or left out; grown by ``TOUCH_GROWTH``: a card partly
+    under another shows no card-shaped paper of its own), or where the paper around them holds
+    a region of a card's shape (``local_outline``). A place in the open without one is a print,
+    a sheet or a shadow that the net or the finder's doubts took for a card."""
+    grown = [scaled_about_centre(np.asarray(c, np.float32), 1 + TOUCH_GROWTH) for c in cards]
+    size = (image.shape[1], image.shape[0])
+
+    def may_hold_a_card(place: np.ndarray) -> bool:
+        if touches_border(place, size, PLACE_BORDER_PX):
+            return True
+        if any(convex_overlap(place, card) > 0 for card in grown):
+            return True
+        return local_outline(image, place) is not None
+
+    return [place for place in places if may_hold_a_card(np.asarray(place, np.float32))]
