@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.local_outline import MAX_CORNER_ERROR, local_outline
-from setvision.vision.geometry import convex_iou
+from setvision.vision.geometry import convex_iou, interior_angles
 from setvision.vision.read.rescue import outline_variants, still_possible
 
 #: Eight cards on a grey tray table seen low across it: the two of the right-hand column, turned
@@ -39,19 +39,8 @@ def _corner_distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(max(np.linalg.norm(b - corner, axis=1).min() for corner in a))
 
 
-def _angle_off_square(quad: np.ndarray) -> float:
-    after = np.roll(quad, -1, axis=0) - quad
-    before = -np.roll(after, 1, axis=0)
-    cosines = (
-        (before * after).sum(axis=1)
-        / np.linalg.norm(before, axis=1)
-        / np.linalg.norm(after, axis=1)
-    )
-    return float(np.abs(np.degrees(np.arccos(cosines)) - 90).max())
-
-
 def test_a_slanted_card_is_outlined_from_a_coarse_rectangle_over_it():
-    assert 45 < _angle_off_square(SLANTED) < MAX_CORNER_ERROR
+    assert 45 < np.abs(interior_angles(SLANTED) - 90).max() < MAX_CORNER_ERROR
     assert 0.55 < convex_iou(SLANTED, COARSE) < 0.65
     coarse = COARSE
     outline = local_outline(_card(SLANTED), coarse)

@@ -175,7 +175,7 @@ def closest_outlines(
     quads = np.array([judged[k].candidate.quad for k in accepted], np.float32)
     index = {id(j): k for k, j in enumerate(judged)}
     kept = list(chosen)
-    rated = np.array([fits[k] for k in accepted])
+    rated = fits[accepted]
     for n, item in enumerate(chosen):
         quad, own = item.candidate.quad, index[id(item)]
         closer = np.flatnonzero(_boxes_meet(quad, quads) & (rated > fits[own]))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 from setvision.vision.find.candidates import EDGE_LEVELS, MIN_FILL, make_maps
-from setvision.vision.geometry import contains_point, convex_iou, order_corners
+from setvision.vision.geometry import contains_point, convex_iou, interior_angles, order_corners
 
 #: The crop around a place: its bounding box grown by this share of its size (square root of
 #: its area) on every side, so the card's whole edge and some table are inside.
@@ -34,15 +34,6 @@ CORNER_TOLERANCE = 0.03
 #: How far (crop pixels) a region parted by edges lies inside the card's edge: Canny's edge
 #: line, dilated to close its gaps, is 3 pixels wide, and the card's edge its middle.
 EDGE_WIDTH = 1.0
-
-
-def _corner_error(quad: np.ndarray) -> float:
-    """How far (degrees) the quad's corner furthest from square lies from it."""
-    after = np.roll(quad, -1, axis=0) - quad
-    before = -np.roll(after, 1, axis=0)
-    norms = np.linalg.norm(before, axis=1) * np.linalg.norm(after, axis=1) + 1e-9
-    cosines = np.clip((before * after).sum(axis=1) / norms, -1.0, 1.0)
-    return float(np.abs(np.degrees(np.arccos(cosines)) - 90.0).max())
 
 
 def _masks(image: np.ndarray) -> list[tuple[np.ndarray, float]]:
@@ -118,7 +109,8 @@ def local_outline(image: np.ndarray, place: np.ndarray) -> np.ndarray | None:
             if quad is None or region < MIN_FILL * cv2.contourArea(quad):
                 continue
             quad = _grown(quad, inside)
-            if _corner_error(quad) > MAX_CORNER_ERROR or not contains_point(quad, centre):
+            corner_error = np.abs(interior_angles(quad) - 90.0).max()
+            if corner_error > MAX_CORNER_ERROR or not contains_point(quad, centre):
                 continue
             overlap = convex_iou(quad, target)
             if overlap >= best_iou:
