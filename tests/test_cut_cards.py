@@ -192,6 +192,16 @@ def test_a_third_symbol_seen_at_the_edge_where_it_would_stand_makes_a_three():
     assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(130, 20)], 200) is None
 
 
+def test_ink_cut_by_the_end_counts_as_a_third_symbol_seen():
+    # an open symbol cut by the edge leaves arcs, no closed symbol: the ink reaching the card's
+    # cut end is what shows it, and allows a margin up to the two's as a symbol seen cut does
+    assert count_past_edge([_symbol(22), _symbol(62)], [], 120) is None
+    assert count_past_edge([_symbol(22), _symbol(62)], [], 120, ink_at_end=True) == 3
+    assert count_past_edge([_symbol(36), _symbol(76)], [], 120, ink_at_end=True) is None
+    # a third would show whole before the edge: ink at the end is no third symbol
+    assert count_past_edge([_symbol(22), _symbol(62)], [], 200, ink_at_end=True) is None
+
+
 def test_a_known_number_is_certain():
     features = [CardFeatures({KNOWN_NUMBER: 3.0}), CardFeatures({})]
     unsure = np.array([[0.5, 0.3, 0.2], [0.5, 0.3, 0.2]])

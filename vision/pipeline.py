@@ -159,7 +159,7 @@ def _past_the_edge(
     cut = [_at_border(c, to_image, size) for c in features.symbols]
     whole = [c for c, is_cut in zip(features.symbols, cut) if not is_cut]
     count = count_past_edge(whole, [c for c, is_cut in zip(features.symbols, cut) if is_cut],
-                            card.shape[1])  # fmt: skip
+                            card.shape[1], features.values["cut_at_end"] > 0)  # fmt: skip
     if count is None:
         return None
     (x1, _, w1, _), (x2, _, w2, _) = sorted(cv2.boundingRect(c) for c in whole)

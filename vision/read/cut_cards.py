@@ -112,15 +112,16 @@ COMPLETED_PAST_EDGE = "completed_past_edge"
 
 
 def count_past_edge(
-    whole: list[np.ndarray], cut: list[np.ndarray], shown_length: float
+    whole: list[np.ndarray], cut: list[np.ndarray], shown_length: float, ink_at_end: bool = False
 ) -> int | None:
     """Three when a card's row runs on past the photo's edge: two ``whole`` symbols (contours
     in the card laid out along its length from its whole side, ``shown_length`` pixels long),
     alike and spaced as a row, stand at a three's margin from the whole side (within
-    ``THREE_BY_MARGIN`` unless a symbol is seen ``cut``), every cut symbol lies after them, and
-    a third symbol is seen cut where it would stand, or at their spacing would not show whole
-    before the edge (the end's ``MARGIN`` left out, as ``extract`` does). None otherwise: the
-    number is then not known."""
+    ``THREE_BY_MARGIN`` unless a symbol is seen ``cut``, or ``ink_at_end`` runs into the laid-out
+    card's end: an open symbol cut there leaves arcs, no closed contour), every cut symbol lies
+    after them, and a third symbol is seen cut where it would stand, or at their spacing would
+    not show whole before the edge (the end's ``MARGIN`` left out, as ``extract`` does). None
+    otherwise: the number is then not known."""
     if len(whole) != 2:
         return None
     (x1, _, w1, h1), (x2, _, w2, h2) = sorted(cv2.boundingRect(c) for c in whole)
@@ -131,7 +132,7 @@ def count_past_edge(
         return None
     if count_by_margin(x1 / shown_length, symbol_width / shown_length) != 3:
         return None
-    if not cut and x1 > THREE_BY_MARGIN * symbol_width:
+    if not cut and not ink_at_end and x1 > THREE_BY_MARGIN * symbol_width:
         return None
     cut_starts = [cv2.boundingRect(c)[0] for c in cut]
     if any(start < x2 + w2 for start in cut_starts):
