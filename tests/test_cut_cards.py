@@ -163,6 +163,22 @@ def test_a_card_whose_third_symbol_lies_beyond_the_edge_reads_three(reader, clot
     assert [str(c.card) for c in shown] == ["3-green-solid-oval"]
 
 
+def test_a_card_showing_one_whole_symbol_reads_by_its_margin(reader, cloth):
+    corners, rows = _symbol_rows(cloth, "3-green-solid-oval", reader)
+    # cut through the second oval: one whole oval at a three's margin, then one cut
+    shown, _ = _cut_at(reader, cloth, int(round((rows[1][0] + rows[1][1]) / 2)), corners)
+    assert [str(c.card) for c in shown] == ["3-green-solid-oval"]
+    assert shown[0].probabilities["number"][2] == 1.0
+    corners, rows = _symbol_rows(cloth, "2-green-solid-squiggle", reader)
+    assert len(rows) == 2
+    # cut through the second squiggle: one whole at a two's margin, the second seen cut; a
+    # three cut after its first symbol can measure a two's margin, so never surely
+    shown, _ = _cut_at(reader, cloth, int(round((rows[1][0] + rows[1][1]) / 2)), corners)
+    assert [str(c.card) for c in shown] == ["2-green-solid-squiggle"]
+    assert 0.5 < shown[0].probabilities["number"][1] < 1.0
+    assert not shown[0].confident
+
+
 def _symbol(x: int, width: int = 30, height: int = 60) -> np.ndarray:
     """A symbol's contour: a box ``width`` wide from ``x`` along a laid-out card."""
     return np.array([[[x, 20]], [[x + width, 20]], [[x + width, 20 + height]], [[x, 20 + height]]])
@@ -177,8 +193,7 @@ def test_two_whole_symbols_at_a_threes_margin_are_a_three():
     assert count_past_edge([_symbol(36), _symbol(76)], [_symbol(116, 4)], 120) is None
     # a third symbol would show whole before the edge, and none is there: not known
     assert count_past_edge([_symbol(16), _symbol(56)], [], 160) is None
-    # one whole symbol, symbols unlike or far apart, or a cut one before the second: not known
-    assert count_past_edge([_symbol(16)], [], 60) is None
+    # symbols unlike or far apart, or a cut one before the second: not known
     assert count_past_edge([_symbol(16), _symbol(56, 50)], [], 120) is None
     assert count_past_edge([_symbol(16), _symbol(86)], [], 140) is None
     assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(40, 5)], 120) is None
@@ -190,6 +205,20 @@ def test_a_third_symbol_seen_at_the_edge_where_it_would_stand_makes_a_three():
     assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(96, 28)], 160) == 3
     # something at the edge beyond where a third would stand proves nothing
     assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(130, 20)], 200) is None
+
+
+def test_one_whole_symbol_tells_a_three_by_its_margin_and_a_two_by_the_next_seen_cut():
+    # a three's margin (0.53 symbol widths), the next symbol beyond the edge: a three
+    assert count_past_edge([_symbol(16)], [], 60) == 3
+    # a two's margin (1.2) tells a two only where the second symbol is seen cut, or ink is
+    assert count_past_edge([_symbol(36)], [_symbol(75, 10)], 85) == 2
+    assert count_past_edge([_symbol(36)], [], 85, ink_at_end=True) == 2
+    assert count_past_edge([_symbol(36)], [], 85) is None
+    # a margin between a three's and a two's, or a one's, tells no number past the edge
+    assert count_past_edge([_symbol(24)], [_symbol(64, 10)], 74) is None
+    assert count_past_edge([_symbol(55)], [_symbol(95, 10)], 105) is None
+    # a second symbol would show whole before the edge, and none is there: not known
+    assert count_past_edge([_symbol(16)], [], 120) is None
 
 
 def test_ink_cut_by_the_end_counts_as_a_third_symbol_seen():

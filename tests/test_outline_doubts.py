@@ -12,7 +12,7 @@ import numpy as np
 from conftest import PLACED_BOARDS
 from setvision.vision.find.outlines import Outline
 from setvision.vision.pipeline import MeasuredCard
-from setvision.vision.read.cut_cards import COMPLETED_PAST_EDGE
+from setvision.vision.read.cut_cards import COMPLETED_PAST_EDGE, KNOWN_NUMBER
 from setvision.vision.read.features import CUT_SYMBOL, CardFeatures, _cut_in_rim
 from setvision.vision.read.outline_doubts import BEYOND_OUTLINE, doubt_symbols_beyond
 
@@ -62,6 +62,14 @@ def test_a_card_completed_past_the_photos_edge_may_have_one_symbol_more():
     completed = CardFeatures({COMPLETED_PAST_EDGE: 1.0}, [square])
     doubted = doubt_symbols_beyond([completed], {"number": np.array([[1.0, 0.0, 0.0]])})
     assert np.allclose(doubted["number"][0], [1 - BEYOND_OUTLINE, BEYOND_OUTLINE, 0.0])
+
+
+def test_a_two_told_from_one_whole_symbol_may_be_a_three():
+    # read from its one whole symbol, its number told by the margin: one more than that
+    square = np.array([[[0, 0]], [[1, 0]], [[1, 1]], [[0, 1]]], np.int32)
+    told = CardFeatures({KNOWN_NUMBER: 2.0, COMPLETED_PAST_EDGE: 1.0}, [square])
+    doubted = doubt_symbols_beyond([told], {"number": np.array([[0.0, 1.0, 0.0]])})
+    assert np.allclose(doubted["number"][0], [0.0, 1 - BEYOND_OUTLINE, BEYOND_OUTLINE])
 
 
 def test_outlines_moved_along_their_cards_never_read_a_wrong_number_surely(reader, placed_cards):

@@ -27,9 +27,9 @@ from setvision.vision.read.cut_cards import (
     KNOWN_NUMBER,
     card_frame,
     count_by_margin,
-    count_past_edge,
     cut_side,
     known_numbers,
+    row_past_edge,
     shown_lengthwise,
 )
 from setvision.vision.read.features import CardFeatures, complete_row, extract
@@ -148,31 +148,32 @@ def _past_the_edge(
     image: np.ndarray, shown: np.ndarray, frame: np.ndarray, card: np.ndarray,
     features: CardFeatures, paper: tuple[float, ...],
 ) -> CardFeatures | None:  # fmt: skip
-    """A cut card whose third symbol lies beyond the photo's edge or is cut by it
-    (``count_past_edge``), read from its two whole symbols: ``shown`` is the part shown
+    """A cut card whose next symbol lies beyond the photo's edge or is cut by it
+    (``row_past_edge``), read from its whole symbols: ``shown`` is the part shown
     (``shown_lengthwise``), ``frame`` its ``card_frame``, ``card`` that part laid out as a card
     (lengths along it keep their proportions), ``features`` measured on it. The whole card is
-    laid out, what lies after the two whole symbols blanked with the ``paper`` colour, and
+    laid out, what lies after its whole symbols blanked with the ``paper`` colour, and
     measured; None when the number is not known that way."""
     size = (image.shape[1], image.shape[0])
     to_image = _to_image(card, frame)
     cut = [_at_border(c, to_image, size) for c in features.symbols]
     whole = [c for c, is_cut in zip(features.symbols, cut) if not is_cut]
-    count = count_past_edge(whole, [c for c, is_cut in zip(features.symbols, cut) if is_cut],
-                            card.shape[1], features.values["cut_at_end"] > 0)  # fmt: skip
-    if count is None:
+    row = row_past_edge(whole, [c for c, is_cut in zip(features.symbols, cut) if is_cut],
+                        card.shape[1], features.values["cut_at_end"] > 0)  # fmt: skip
+    if row is None:
         return None
-    (x1, _, w1, _), (x2, _, w2, _) = sorted(cv2.boundingRect(c) for c in whole)
-    gap = x2 - x1 - w1
-    row = 2 * x1 + 3 * (w1 + w2) / 2 + 2 * gap  # the whole card's length, in ``card``'s pixels
     along = float(np.linalg.norm(frame[1] - frame[0])) / card.shape[1]  # photo pixels per pixel
-    laid = rectify(*_on_paper(image, card_frame(shown, row * along), paper), long_side=False)
-    blank_from = round((x2 + w2 + gap / 2) / row * laid.shape[1])
+    laid = rectify(*_on_paper(image, card_frame(shown, row.length() * along), paper),
+                   long_side=False)  # fmt: skip
+    blank_from = round((row.whole_end + row.gap / 2) / row.length() * laid.shape[1])
     laid[:, blank_from:] = np.clip(np.round(paper), 0, 255).astype(np.uint8)
     read = extract(laid)
-    if len(read.symbols) != 2:
+    if len(read.symbols) != len(whole):
         return None
-    read.values[KNOWN_NUMBER] = float(count)
+    read.values[KNOWN_NUMBER] = float(row.count)
+    if len(whole) == 1 and row.count == 2:
+        # a three cut after its first symbol may show a two's margin: never read surely
+        read.values[COMPLETED_PAST_EDGE] = 1.0
     return read
 
 

@@ -13,11 +13,16 @@ of them tell what the cut hides:
   (``card_frame``), and the whole card can be laid out and read.
 
 When the third symbol of a row lies beyond the edge (or is cut by it), two whole symbols at a
-three's margin tell the count (``count_past_edge``): no card has more than three. Such a card
-is read from its two whole symbols, its number known (``KNOWN_NUMBER``, ``known_numbers``).
+three's margin tell the count (``row_past_edge``): no card has more than three. One whole
+symbol tells a three by a three's margin, or a two by a two's where the second is seen cut.
+Such a card is read from its whole symbols, its number told (``KNOWN_NUMBER``,
+``known_numbers``); a two told from one symbol is never read surely: a three cut after its
+first symbol may measure a two's margin.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -37,6 +42,13 @@ ON_EDGE = 0.006
 #: symbol widths is a three's: cut short, twos measure up to 0.81 (they are told apart from
 #: threes on whole cards, ``MARGIN_TO_SYMBOL``, but not when the far end is missing).
 THREE_BY_MARGIN = 0.7
+#: With one whole symbol in view, a margin on the whole side of at least this many symbol
+#: widths is a two's (whole twos measure 0.88 to 1.56 for 98% of cards, threes up to 0.87).
+TWO_BY_MARGIN = 0.88
+#: The gap between two symbols of a card, in symbol widths: what the margins leave of a card's
+#: length (``MARGIN_TO_SYMBOL``: one symbol and two one's margins make three symbols, two
+#: three's margins and two gaps).
+GAP_TO_SYMBOL = MARGIN_TO_SYMBOL[1] - 1 - MARGIN_TO_SYMBOL[3]
 #: Two symbols of one card: the taller at most this many times the other's height, the wider
 #: at most this many times the other's width.
 SAME_HEIGHT, SAME_WIDTH = 1.25, 1.4
@@ -103,7 +115,7 @@ def count_by_margin(margin: float, symbol_width: float) -> int | None:
 
 
 #: The feature value (not a model feature) holding a card's number when it is known without
-#: the number model: read from the margin of a card whose third symbol lies beyond the edge.
+#: the number model: read from the margin of a card whose row runs on beyond the edge.
 KNOWN_NUMBER = "known_number"
 #: The feature value (not a model feature) marking a card completed past the photo's edge from
 #: the margin on its whole side: one or two symbols may lie beyond it all the same, where that
@@ -111,36 +123,82 @@ KNOWN_NUMBER = "known_number"
 COMPLETED_PAST_EDGE = "completed_past_edge"
 
 
+@dataclass(frozen=True)
+class RowPastEdge:
+    """A card's row of symbols running on past the photo's edge: how many symbols it holds,
+    and where its whole ones stand in the laid-out part shown (pixels along its length)."""
+
+    count: int
+    margin: float  # from the whole side to the first symbol
+    symbol_width: float
+    gap: float  # between two symbols
+    whole_end: float  # where the last whole symbol ends
+
+    def length(self) -> float:
+        """The whole card's length: both margins, every symbol and the gaps between them."""
+        return 2 * self.margin + self.count * self.symbol_width + (self.count - 1) * self.gap
+
+
 def count_past_edge(
     whole: list[np.ndarray], cut: list[np.ndarray], shown_length: float, ink_at_end: bool = False
 ) -> int | None:
-    """Three when a card's row runs on past the photo's edge: two ``whole`` symbols (contours
-    in the card laid out along its length from its whole side, ``shown_length`` pixels long),
-    alike and spaced as a row, stand at a three's margin from the whole side (within
-    ``THREE_BY_MARGIN`` unless a symbol is seen ``cut``, or ``ink_at_end`` runs into the laid-out
-    card's end: an open symbol cut there leaves arcs, no closed contour), every cut symbol lies
-    after them, and a third symbol is seen cut where it would stand, or at their spacing would
-    not show whole before the edge (the end's ``MARGIN`` left out, as ``extract`` does). None
-    otherwise: the number is then not known."""
-    if len(whole) != 2:
-        return None
-    (x1, _, w1, h1), (x2, _, w2, h2) = sorted(cv2.boundingRect(c) for c in whole)
-    if max(h1, h2) > SAME_HEIGHT * min(h1, h2) or max(w1, w2) > SAME_WIDTH * min(w1, w2):
-        return None
-    symbol_width, gap = (w1 + w2) / 2, x2 - (x1 + w1)
-    if not 0 <= gap < symbol_width:
-        return None
-    if count_by_margin(x1 / shown_length, symbol_width / shown_length) != 3:
-        return None
-    if not cut and not ink_at_end and x1 > THREE_BY_MARGIN * symbol_width:
-        return None
+    """The number of symbols of a card whose row runs on past the photo's edge (see
+    ``row_past_edge``), or None when it is not known that way."""
+    row = row_past_edge(whole, cut, shown_length, ink_at_end)
+    return None if row is None else row.count
+
+
+def row_past_edge(
+    whole: list[np.ndarray], cut: list[np.ndarray], shown_length: float, ink_at_end: bool = False
+) -> RowPastEdge | None:
+    """A card's row of symbols running on past the photo's edge, told from its ``whole``
+    symbols (contours in the card laid out along its length from its whole side,
+    ``shown_length`` pixels long), the symbols seen ``cut`` by the edge, and whether ink runs
+    into the laid-out card's end (``ink_at_end``: an open symbol cut there leaves no closed
+    contour). None when the number is not known: every cut symbol must lie after the whole ones.
+
+    - Two whole symbols, alike and spaced as a row, at a three's margin from the whole side
+      (within ``THREE_BY_MARGIN`` unless a symbol or ink is seen cut at the end): a three.
+    - One whole symbol at a three's margin (within ``THREE_BY_MARGIN``), or at a two's (from
+      ``TWO_BY_MARGIN``) with the second seen cut where it would stand or ink cut at the end:
+      that number. Between the two levels, the margin tells neither.
+
+    In both, the next symbol must be seen cut where it would stand, or at the row's spacing
+    not show whole before the edge (the end's ``MARGIN`` left out, as ``extract`` does)."""
+    boxes = sorted(cv2.boundingRect(c) for c in whole)
     cut_starts = [cv2.boundingRect(c)[0] for c in cut]
-    if any(start < x2 + w2 for start in cut_starts):
+    if len(boxes) == 2:
+        (x1, _, w1, h1), (x2, _, w2, h2) = boxes
+        if max(h1, h2) > SAME_HEIGHT * min(h1, h2) or max(w1, w2) > SAME_WIDTH * min(w1, w2):
+            return None
+        symbol_width, gap = (w1 + w2) / 2, x2 - (x1 + w1)
+        if not 0 <= gap < symbol_width:
+            return None
+        if count_by_margin(x1 / shown_length, symbol_width / shown_length) != 3:
+            return None
+        if not cut and not ink_at_end and x1 > THREE_BY_MARGIN * symbol_width:
+            return None
+        count, whole_end = 3, x2 + w2
+    elif len(boxes) == 1:
+        x1, _, symbol_width, _ = boxes[0]
+        gap, whole_end = GAP_TO_SYMBOL * symbol_width, x1 + symbol_width
+        count = count_by_margin(x1 / shown_length, symbol_width / shown_length)
+        if count == 3 and x1 > THREE_BY_MARGIN * symbol_width:
+            return None
+        if count == 2 and (x1 < TWO_BY_MARGIN * symbol_width or not (cut or ink_at_end)):
+            return None
+        if count not in (2, 3):
+            return None
+    else:
         return None
-    third_end = x2 + w2 + gap + symbol_width
-    # a third symbol seen where it would stand, touching the edge, is a third all the same
-    seen = any(start < third_end for start in cut_starts)
-    return 3 if seen or third_end > (1 - MARGIN) * shown_length else None
+    if any(start < whole_end for start in cut_starts):
+        return None
+    next_end = whole_end + gap + symbol_width
+    # the next symbol seen where it would stand, touching the edge, is one all the same
+    seen = any(start < next_end for start in cut_starts)
+    if not seen and next_end <= (1 - MARGIN) * shown_length:
+        return None
+    return RowPastEdge(count, float(x1), float(symbol_width), float(gap), float(whole_end))
 
 
 def known_numbers(

@@ -10,7 +10,7 @@ beyond the edge (``setvision eval --cut``).
 from __future__ import annotations
 
 import numpy as np
-from setvision.vision.read.cut_cards import COMPLETED_PAST_EDGE
+from setvision.vision.read.cut_cards import COMPLETED_PAST_EDGE, KNOWN_NUMBER
 from setvision.vision.read.features import CardFeatures, may_lack_a_symbol
 
 #: Share of a number's probability given to one symbol more when a symbol is cut by the card's
@@ -24,12 +24,12 @@ def doubt_symbols_beyond(
 ) -> dict[str, np.ndarray]:
     """Probabilities where each card with a symbol cut by its end (``cut_at_end``), or
     completed past the photo's edge (``COMPLETED_PAST_EDGE``), is unsure of its number: one
-    symbol more becomes likely."""
+    symbol more than it shows (or than its ``KNOWN_NUMBER``) becomes likely."""
     if not features:
         return probabilities
     number = np.array(probabilities["number"], dtype=np.float64)
     for i, card in enumerate(features):
-        count = len(card.symbols)
+        count = int(card.values.get(KNOWN_NUMBER, len(card.symbols)))
         beyond = card.values.get("cut_at_end") or card.values.get(COMPLETED_PAST_EDGE)
         if beyond and may_lack_a_symbol(count):
             number[i] = (1 - BEYOND_OUTLINE) * number[i]
