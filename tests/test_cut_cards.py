@@ -17,6 +17,7 @@ from setvision.vision.read.cut_cards import (
     count_past_edge,
     cut_side,
     known_numbers,
+    row_past_edge,
     shown_lengthwise,
 )
 from setvision.vision.read.features import CardFeatures
@@ -214,6 +215,9 @@ def test_one_whole_symbol_tells_a_three_by_its_margin_and_a_two_by_the_next_seen
     assert count_past_edge([_symbol(36)], [_symbol(75, 10)], 85) == 2
     assert count_past_edge([_symbol(36)], [], 85, ink_at_end=True) == 2
     assert count_past_edge([_symbol(36)], [], 85) is None
+    # a two told from one symbol is not sure (a three cut after its first may look so)
+    assert not row_past_edge([_symbol(36)], [_symbol(75, 10)], 85).sure()
+    assert row_past_edge([_symbol(16)], [], 60).sure()
     # a margin between a three's and a two's, or a one's, tells no number past the edge
     assert count_past_edge([_symbol(24)], [_symbol(64, 10)], 74) is None
     assert count_past_edge([_symbol(55)], [_symbol(95, 10)], 105) is None

@@ -168,11 +168,10 @@ def _past_the_edge(
     blank_from = round((row.whole_end + row.gap / 2) / row.length() * laid.shape[1])
     laid[:, blank_from:] = np.clip(np.round(paper), 0, 255).astype(np.uint8)
     read = extract(laid)
-    if len(read.symbols) != len(whole):
+    if len(read.symbols) != row.whole:
         return None
     read.values[KNOWN_NUMBER] = float(row.count)
-    if len(whole) == 1 and row.count == 2:
-        # a three cut after its first symbol may show a two's margin: never read surely
+    if not row.sure():
         read.values[COMPLETED_PAST_EDGE] = 1.0
     return read
 

@@ -129,6 +129,7 @@ class RowPastEdge:
     and where its whole ones stand in the laid-out part shown (pixels along its length)."""
 
     count: int
+    whole: int  # how many symbols show whole
     margin: float  # from the whole side to the first symbol
     symbol_width: float
     gap: float  # between two symbols
@@ -137,6 +138,11 @@ class RowPastEdge:
     def length(self) -> float:
         """The whole card's length: both margins, every symbol and the gaps between them."""
         return 2 * self.margin + self.count * self.symbol_width + (self.count - 1) * self.gap
+
+    def sure(self) -> bool:
+        """Whether the count may be read surely: a three cut after its first symbol may show
+        a two's margin, so a two told from one whole symbol may not."""
+        return not (self.whole == 1 and self.count == 2)
 
 
 def count_past_edge(
@@ -198,7 +204,9 @@ def row_past_edge(
     seen = any(start < next_end for start in cut_starts)
     if not seen and next_end <= (1 - MARGIN) * shown_length:
         return None
-    return RowPastEdge(count, float(x1), float(symbol_width), float(gap), float(whole_end))
+    return RowPastEdge(
+        count, len(boxes), float(x1), float(symbol_width), float(gap), float(whole_end)
+    )
 
 
 def known_numbers(
