@@ -776,22 +776,31 @@ def _eval_cut(args: argparse.Namespace, boards: list, reader) -> int:
     from setvision.app import evaluating
     from setvision.vision.learn.cut_eval import OUTCOMES, WRONG_WHILE_SURE, summarise_cuts
 
-    results = evaluating.cut_reading(boards, reader, args.jobs, Progress(len(boards)).step)
+    directions = {"across": (False,), "along": (True,), "both": (False, True)}[args.cut]
+    step = Progress(len(boards)).step
+    results = evaluating.cut_reading(boards, reader, directions, args.jobs, step)
     print("cards cut by the photo's edge: labelled boards cropped across up to 4 cards each")
-    print(f"| share of the card shown | cuts | {' | '.join(OUTCOMES)} | {WRONG_WHILE_SURE} |")
-    print("|---:|---:|" + "---:|" * (len(OUTCOMES) + 1))
-    for share, counts in summarise_cuts(results).items():
-        name = "**all**" if share < 0 else f"{share:.2f}"
-        total = sum(counts[o] for o in OUTCOMES)
-        cells = " | ".join(f"{counts[o]} ({counts[o] / max(total, 1):.1%})" for o in OUTCOMES)
-        print(f"| {name} | {total} | {cells} | {counts[WRONG_WHILE_SURE]} |")
-    reasons = Counter(r.read for r in results if r.outcome == "left out")
-    print("left out: " + ", ".join(f"{n} {reason}" for reason, n in reasons.most_common()))
+    for along, how, share_of in ((False, "across", "length"), (True, "along", "width")):
+        if along not in directions:
+            continue
+        cuts = [r for r in results if r.along == along]
+        print(f"\ncut {how} the card's length (a share of its {share_of} shown)")
+        print(f"| share shown | cuts | {' | '.join(OUTCOMES)} | {WRONG_WHILE_SURE} |")
+        print("|---:|---:|" + "---:|" * (len(OUTCOMES) + 1))
+        for share, counts in summarise_cuts(cuts).items():
+            name = "**all**" if share < 0 else f"{share:.2f}"
+            total = sum(counts[o] for o in OUTCOMES)
+            cells = " | ".join(f"{counts[o]} ({counts[o] / max(total, 1):.1%})" for o in OUTCOMES)
+            print(f"| {name} | {total} | {cells} | {counts[WRONG_WHILE_SURE]} |")
+        reasons = Counter(r.read for r in cuts if r.outcome == "left out")
+        print("left out: " + ", ".join(f"{n} {reason}" for reason, n in reasons.most_common()))
     if args.details:
         for r in results:
             if r.outcome == "wrong":
                 sure = " (sure)" if r.sure else ""
-                print(f"{r.file}: {r.shown:.2f} shown, read {r.read}{sure}, is {r.truth}")
+                how = "along" if r.along else "across"
+                print(f"{r.file}: cut {how}, {r.shown:.2f} shown, read {r.read}{sure}, "
+                      f"is {r.truth}")  # fmt: skip
     return EXIT_OK
 
 
@@ -1239,9 +1248,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluation.add_argument(
         "--cut",
-        action="store_true",
-        help="cards cut by the photo's edge: labelled photos cropped across their cards; "
-        "read right, left out or read wrong",
+        nargs="?",
+        const="both",
+        choices=("across", "along", "both"),
+        help="cards cut by the photo's edge: labelled photos cropped across their cards' "
+        "length, along it, or both (the default); read right, left out or read wrong",
     )
     evaluation.add_argument(
         "--finder",

@@ -97,12 +97,19 @@ def _readers_without_each(
         yield source, make_reader(profile, auto=auto, models=models)
 
 
-def cut_reading(boards: list[Board], reader: CardReader, jobs: int = 1, on_done=None) -> list:
+def cut_reading(
+    boards: list[Board],
+    reader: CardReader,
+    directions: tuple[bool, ...] = (False, True),
+    jobs: int = 1,
+    on_done=None,
+) -> list:
     """The boards' cards cut by the photo's edge and read by ``reader``
-    (``vision.learn.cut_eval``)."""
+    (``vision.learn.cut_eval``); ``directions``: across the card's length (False), along it
+    (True)."""
     from setvision.vision.learn.cut_eval import run_cut_reading
 
-    return run_cut_reading(boards, reader, jobs, on_done)
+    return run_cut_reading(boards, reader, directions, jobs, on_done)
 
 
 # ---------------------------------------------------------------- card finding alone

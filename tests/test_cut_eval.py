@@ -31,6 +31,17 @@ def test_a_card_along_x_is_cut_by_columns_at_each_share():
     np.testing.assert_allclose(other_end.card[:, 1], CARD[:, 1])
 
 
+def test_a_card_along_x_is_cut_along_its_length_by_rows():
+    image = np.zeros((100, 200, 3), np.uint8)
+    kept = crops_across(image, CARD, keep_start=True, along=True)
+    first = kept[0]  # 0.55 of the card's width (64): rows 0 to 55
+    assert first.shown == SHOWN[0] and first.image.shape == (55, 200, 3)
+    np.testing.assert_allclose(first.card[:, 1], [20, 20, 54, 54])
+    np.testing.assert_allclose(first.card[:, 0], CARD[:, 0])
+    other_end = crops_across(image, CARD, keep_start=False, along=True)[0]  # rows 49 on
+    np.testing.assert_allclose(other_end.card[:, 1], [0, 0, 35, 35])
+
+
 def test_a_card_turned_off_the_axes_is_not_cut():
     centre = CARD.mean(axis=0)
     turn = np.radians(45)

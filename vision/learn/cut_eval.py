@@ -4,8 +4,9 @@ Few labelled photos show a card cut by their edge, and a card read with a symbol
 silently wrong. So labelled photos are cut: for up to ``CARDS_PER_BOARD`` cards of each board
 lying along one of the photo's axes (within ``MAX_TURN``), the photo is cropped across the
 card's length so that a ``SHOWN`` share of the card remains, its whole end kept, and the crop
-is read as any photo. The card is then read right, read wrong, left out (and why), or not
-found at all.
+is read as any photo; then cropped along its length the same way (a share of its width
+shown, its whole long side kept). The card is then read right, read wrong, left out (and
+why), or not found at all.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ OUTCOMES = ("right", "left out", "not found", "wrong")
 class CutResult:
     """One labelled card cut by the edge of a cropped photo, and what the reader made of it:
     ``outcome`` one of ``OUTCOMES``, ``read`` the card read or why it was left out, ``sure``
-    whether it was read confidently (a "no set" may rest on it)."""
+    whether it was read confidently (a "no set" may rest on it), ``along`` whether the cut
+    ran along the card's length (``shown`` a share of its width) rather than across it."""
 
     file: str
     source: str
@@ -46,6 +48,7 @@ class CutResult:
     outcome: str
     read: str = ""
     sure: bool = False
+    along: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,13 @@ class Crop:
     card: np.ndarray  # the card's corners in the crop, cut to it
 
 
-def crops_across(image: np.ndarray, corners: np.ndarray, keep_start: bool) -> list[Crop]:
+def crops_across(
+    image: np.ndarray, corners: np.ndarray, keep_start: bool, along: bool = False
+) -> list[Crop]:
     """``image`` cropped across the card at ``corners`` at each ``SHOWN`` share of its length
-    (``keep_start``: the part before the cut, towards the image's top or left, is kept); none
-    when the card does not lie along an axis."""
+    (``along``: cropped along its length, at each share of its width; ``keep_start``: the
+    part before the cut, towards the image's top or left, is kept); none when the card does
+    not lie along an axis."""
     corners = np.asarray(corners, np.float64)
     sides = np.roll(corners, -1, axis=0) - corners
     lengths = np.linalg.norm(sides, axis=1)
@@ -70,6 +76,8 @@ def crops_across(image: np.ndarray, corners: np.ndarray, keep_start: bool) -> li
     if direction.max() < np.cos(np.radians(MAX_TURN)):
         return []
     axis = int(np.argmax(direction))  # 0: the card lies along x, cut by a column
+    if along:
+        axis = 1 - axis  # the card's width runs along this axis
     low, high = corners[:, axis].min(), corners[:, axis].max()
     crops = []
     for share in SHOWN:
@@ -105,8 +113,10 @@ def outcome(layout, card: np.ndarray, truth: str) -> tuple[str, str, bool]:
     return "not found", "", False
 
 
-#: The reader of ``run_cut_reading``'s photos (set before its worker processes are forked).
+#: The reader of ``run_cut_reading``'s photos and the directions it cuts (set before its worker
+#: processes are forked).
 _READER = None
+_DIRECTIONS: tuple[bool, ...] = (False, True)
 
 
 def _job(board: Board) -> list[CutResult]:
@@ -121,18 +131,26 @@ def _job(board: Board) -> list[CutResult]:
     results = []
     for label, found in _spread(pairs):
         truth = str(board.cards[label].card)
-        for crop in crops_across(photo.image, outlines[found].corners_xy, keep_start):
-            what, read, sure = outcome(_READER.read(crop.image), crop.card, truth)
-            results.append(CutResult(board.file, board.source, crop.shown, truth, what, read, sure))
+        for along in _DIRECTIONS:
+            for crop in crops_across(photo.image, outlines[found].corners_xy, keep_start, along):
+                what, read, sure = outcome(_READER.read(crop.image), crop.card, truth)
+                results.append(
+                    CutResult(board.file, board.source, crop.shown, truth, what, read, sure, along)
+                )
     return results
 
 
 def run_cut_reading(
-    boards: list[Board], reader, jobs: int = 1, progress: Callable[[str], None] | None = None
+    boards: list[Board],
+    reader,
+    directions: tuple[bool, ...] = (False, True),
+    jobs: int = 1,
+    progress: Callable[[str], None] | None = None,
 ) -> list[CutResult]:
-    """Every board's cards cut and read by ``reader`` (a ``CardReader``)."""
-    global _READER
-    _READER = reader
+    """Every board's cards cut and read by ``reader`` (a ``CardReader``), across their length
+    and along it (``directions``: whether along, each)."""
+    global _READER, _DIRECTIONS
+    _READER, _DIRECTIONS = reader, directions
     usable = [b for b in boards if b.has_positions and b.kind != "noisy"]
     per_board = _map_photos(_job, usable, jobs, progress, lambda rows: "")
     return [r for rows in per_board for r in rows]
