@@ -118,9 +118,11 @@ def test_cards_cut_by_the_edge_with_every_symbol_shown_are_read(reader, cloth, b
     assert not any(c.confident for c in cut)
 
 
-def _symbol_rows(image: np.ndarray, label: str, reader) -> tuple[np.ndarray, list[tuple]]:
+def _symbol_rows(
+    image: np.ndarray, label: str, reader, axis: int = 1
+) -> tuple[np.ndarray, list[tuple]]:
     """The outline of the card read as ``label`` and its symbols' rows (top, bottom) in the
-    photo's pixels, top first."""
+    photo's pixels, top first (``axis`` 0: their columns, left first)."""
     layout = reader.read(image)
     card = next(c for c in layout.cards if str(c.card) == label)
     outline = next(
@@ -133,7 +135,7 @@ def _symbol_rows(image: np.ndarray, label: str, reader) -> tuple[np.ndarray, lis
     rows = []
     for contour in features.symbols:
         points = cv2.perspectiveTransform(contour.reshape(-1, 1, 2).astype(np.float32), to_image)
-        rows.append((float(points[..., 1].min()), float(points[..., 1].max())))
+        rows.append((float(points[..., axis].min()), float(points[..., axis].max())))
     return card.corners_xy, sorted(rows)
 
 
@@ -178,6 +180,29 @@ def test_a_card_showing_one_whole_symbol_reads_by_its_margin(reader, cloth):
     assert [str(c.card) for c in shown] == ["2-green-solid-squiggle"]
     assert 0.5 < shown[0].probabilities["number"][1] < 1.0
     assert not shown[0].confident
+
+
+def _cut_along(reader, image: np.ndarray, column: int, corners: np.ndarray) -> list:
+    """The cards ``reader`` reads at the card at ``corners`` in the photo cut at ``column``."""
+    layout = reader.read(np.ascontiguousarray(image[:, :column]))
+    low, high = corners[:, 1].min(), corners[:, 1].max()
+    return [
+        c
+        for c in layout.cards
+        if c.corners_xy[:, 0].max() >= column - 3 and low <= c.corners_xy[:, 1].mean() <= high
+    ]
+
+
+def test_a_card_cut_along_its_length_reads_from_its_whole_row(reader, cloth):
+    corners, columns = _symbol_rows(cloth, "3-green-solid-oval", reader, axis=0)
+    assert len(columns) == 3 and corners[:, 0].max() > columns[0][1] + 10
+    # the photo's right edge cut along the card between its ovals' ends and its own edge: the
+    # row runs the whole card, so no symbol lies beyond, and the ovals show whole
+    shown = _cut_along(reader, cloth, int(round(max(r for _, r in columns) + 5)), corners)
+    assert [str(c.card) for c in shown] == ["3-green-solid-oval"]
+    assert shown[0].confident
+    # cut through the ovals: every symbol is cut, and the card is not read
+    assert _cut_along(reader, cloth, int(round(np.mean(columns[0]))), corners) == []
 
 
 def _symbol(x: int, width: int = 30, height: int = 60) -> np.ndarray:

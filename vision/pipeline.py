@@ -31,6 +31,7 @@ from setvision.vision.read.cut_cards import (
     known_numbers,
     row_past_edge,
     shown_lengthwise,
+    shown_reach,
 )
 from setvision.vision.read.features import CardFeatures, complete_row, extract
 from setvision.vision.read.outline_doubts import doubt_symbols_beyond
@@ -48,6 +49,12 @@ from setvision.vision.read.vetting import set_aside
 CUT_BY_BORDER = "cut by the image border"
 #: A symbol of a cut card must lie this many image pixels inside the image (else it may be cut).
 SYMBOL_MARGIN = 2.0
+#: A card cut along its length is first laid out this many times as far as it shows, blank
+#: beyond the photo, so that symbols close to the cut lie clear of the margins ``extract``
+#: leaves out.
+CUT_ROOM = 1.25
+#: A symbol cut by the photo's edge is blanked this share of its width beyond its box.
+CUT_SYMBOL_PAD = 0.15
 
 #: An outline found on which no symbol is found is measured once more grown by this share of its
 #: size about its centre (``CardReader.measure_found``).
@@ -176,6 +183,48 @@ def _past_the_edge(
     return read
 
 
+def _cut_lengthwise(
+    image: np.ndarray, shown: np.ndarray, paper: tuple[float, ...]
+) -> CardFeatures | None:
+    """A card cut by the photo's edge along its length (``shown``: the part shown from its
+    whole long side, ``shown_lengthwise``), read completed. Its row of symbols runs the whole
+    card, so every symbol shows, whole or cut, and their count is the card's number; symbols
+    are centred across the card, so the margin before the whole ones on the whole side tells
+    how far the card reaches past their far end. The card is read from its whole symbols, any
+    cut one blanked with the ``paper`` colour. None when the row is not whole or no symbol
+    shows whole."""
+    size = (image.shape[1], image.shape[0])
+    room = shown_reach(shown) * CUT_ROOM
+    lying = np.roll(card_frame(shown, room), 1, axis=0)  # the whole side first: along the card
+    part = rectify(*_on_paper(image, lying, paper), long_side=False)
+    row = extract(part)
+    if not _upright(row) or not complete_row(row.symbols, part.shape[1]):
+        return None
+    to_image = _to_image(part, lying)
+    boxes = [cv2.boundingRect(c) for c in row.symbols]
+    cut = [_at_border(c, to_image, size) for c in row.symbols]
+    whole = [box for box, is_cut in zip(boxes, cut) if not is_cut]
+    if not whole:
+        return None
+    near = min(y for _, y, _, _ in whole)
+    depth = max(part.shape[0] / CUT_ROOM, max(y + h for _, y, _, h in whole) + near)
+    frame = np.roll(card_frame(shown, room * depth / part.shape[0]), 1, axis=0)
+    card = rectify(*_on_paper(image, frame, paper), long_side=False)
+    for (x, _, w, _), is_cut in zip(boxes, cut):
+        if is_cut:  # the same columns: both frames share the whole side
+            pad = max(2, round(CUT_SYMBOL_PAD * w))
+            card[:, max(0, x - pad) : x + w + pad] = np.clip(np.round(paper), 0, 255)
+    read = extract(card)
+    if len(read.symbols) != len(whole):
+        return None
+    if any(_at_border(c, _to_image(card, frame), size) for c in read.symbols):
+        return None
+    if len(whole) == len(boxes):
+        return read if symbols_complete(read, (card.shape[1], card.shape[0])) else None
+    read.values[KNOWN_NUMBER] = float(len(boxes))
+    return read
+
+
 def _whole(
     image: np.ndarray, outline: Outline, shown_card: np.ndarray
 ) -> CardFeatures | Ignored | None:
@@ -196,7 +245,7 @@ def _whole(
     width = card.shape[1]
     shown_features = extract(card)
     if not _upright(shown_features):
-        return None  # cut along its length: its symbols are cut too unless the part looks whole
+        return _cut_lengthwise(image, shown, paper)
     cut_short = Ignored(outline.corners_xy, CUT_BY_BORDER)
     boxes = [cv2.boundingRect(c) for c in shown_features.symbols]
     start = min(box[0] for box in boxes) / width
@@ -320,15 +369,18 @@ class CardReader:
         card's part beyond the image is no real pixels)."""
         card, features, _ = _laid_out(image, outline.corners_xy, outline.long_side)
         size = (card.shape[1], card.shape[0])
-        if not features.symbols:
+        if not features.symbols and not outline.touches_border:
             return Ignored(outline.corners_xy, NO_SYMBOLS)
         if outline.touches_border:
-            # judged whole where it can be: the part shown may look complete by chance
+            # judged whole where it can be: the part shown may look complete by chance, or
+            # hold no symbol inside its margins when cut along its length close to them
             whole = _whole(image, outline, card) if complete_cut else None
             if isinstance(whole, Ignored):
                 return whole
             if whole is not None:
                 features = whole
+            elif not features.symbols:
+                return Ignored(outline.corners_xy, NO_SYMBOLS)
             elif not symbols_complete(features, size):
                 return Ignored(outline.corners_xy, CUT_BY_BORDER)
         if outline.occluded and not symbols_complete(features, size):

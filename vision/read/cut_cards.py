@@ -90,6 +90,11 @@ def _along(lengthwise: np.ndarray) -> tuple[np.ndarray, list[float]]:
     return direction, [float(v @ direction) for v in sides]
 
 
+def shown_reach(lengthwise: np.ndarray) -> float:
+    """How far the part shown (``shown_lengthwise``) reaches from its whole side, photo pixels."""
+    return max(_along(lengthwise)[1])
+
+
 def card_frame(lengthwise: np.ndarray, reach: float | None = None) -> np.ndarray:
     """The card from its whole side along its length for ``reach`` pixels (default: as far as
     the part shown reaches), in the order of ``lengthwise`` (``shown_lengthwise``).
