@@ -120,6 +120,11 @@ def _laid_out(
     return card, features, lengthwise
 
 
+def _paper_pixel(paper: tuple[float, ...]) -> np.ndarray:
+    """The blank ``paper`` colour (BGR) as one pixel of a card image."""
+    return np.clip(np.round(paper), 0, 255).astype(np.uint8)
+
+
 def _on_paper(
     image: np.ndarray, corners: np.ndarray, paper: tuple[float, ...]
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -128,7 +133,7 @@ def _on_paper(
     x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 1
     x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 2
     canvas = np.empty((y1 - y0, x1 - x0, 3), np.uint8)
-    canvas[:] = np.clip(np.round(paper), 0, 255).astype(np.uint8)
+    canvas[:] = _paper_pixel(paper)
     height, width = image.shape[:2]
     top, left, bottom, right = max(0, y0), max(0, x0), min(height, y1), min(width, x1)
     if bottom > top and right > left:
@@ -173,7 +178,7 @@ def _past_the_edge(
     laid = rectify(*_on_paper(image, card_frame(shown, row.length() * along), paper),
                    long_side=False)  # fmt: skip
     blank_from = round((row.whole_end + row.gap / 2) / row.length() * laid.shape[1])
-    laid[:, blank_from:] = np.clip(np.round(paper), 0, 255).astype(np.uint8)
+    laid[:, blank_from:] = _paper_pixel(paper)
     read = extract(laid)
     if len(read.symbols) != row.whole:
         return None
@@ -213,11 +218,12 @@ def _cut_lengthwise(
     for (x, _, w, _), is_cut in zip(boxes, cut):
         if is_cut:  # the same columns: both frames share the whole side
             pad = max(2, round(CUT_SYMBOL_PAD * w))
-            card[:, max(0, x - pad) : x + w + pad] = np.clip(np.round(paper), 0, 255)
+            card[:, max(0, x - pad) : x + w + pad] = _paper_pixel(paper)
     read = extract(card)
     if len(read.symbols) != len(whole):
         return None
-    if any(_at_border(c, _to_image(card, frame), size) for c in read.symbols):
+    to_image = _to_image(card, frame)
+    if any(_at_border(c, to_image, size) for c in read.symbols):
         return None
     if len(whole) == len(boxes):
         return read if symbols_complete(read, (card.shape[1], card.shape[0])) else None
