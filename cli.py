@@ -774,7 +774,12 @@ def _eval_find(args: argparse.Namespace) -> int:
 
 def _eval_cut(args: argparse.Namespace, boards: list, reader) -> int:
     from setvision.app import evaluating
-    from setvision.vision.learn.cut_eval import OUTCOMES, WRONG_WHILE_SURE, summarise_cuts
+    from setvision.vision.learn.cut_eval import (
+        OUTCOMES,
+        RIGHT_WHILE_SURE,
+        WRONG_WHILE_SURE,
+        summarise_cuts,
+    )
 
     directions = {"across": (False,), "along": (True,), "both": (False, True)}[args.cut]
     step = Progress(len(boards)).step
@@ -785,13 +790,15 @@ def _eval_cut(args: argparse.Namespace, boards: list, reader) -> int:
             continue
         cuts = [r for r in results if r.along == along]
         print(f"\ncut {how} the card's length (a share of its {share_of} shown)")
-        print(f"| share shown | cuts | {' | '.join(OUTCOMES)} | {WRONG_WHILE_SURE} |")
-        print("|---:|---:|" + "---:|" * (len(OUTCOMES) + 1))
+        sure = f"{RIGHT_WHILE_SURE} | {WRONG_WHILE_SURE}"
+        print(f"| share shown | cuts | {' | '.join(OUTCOMES)} | {sure} |")
+        print("|---:|---:|" + "---:|" * (len(OUTCOMES) + 2))
         for share, counts in summarise_cuts(cuts).items():
             name = "**all**" if share < 0 else f"{share:.2f}"
             total = sum(counts[o] for o in OUTCOMES)
             cells = " | ".join(f"{counts[o]} ({counts[o] / max(total, 1):.1%})" for o in OUTCOMES)
-            print(f"| {name} | {total} | {cells} | {counts[WRONG_WHILE_SURE]} |")
+            sure = f"{counts[RIGHT_WHILE_SURE]} | {counts[WRONG_WHILE_SURE]}"
+            print(f"| {name} | {total} | {cells} | {sure} |")
         reasons = Counter(r.read for r in cuts if r.outcome == "left out")
         print("left out: " + ", ".join(f"{n} {reason}" for reason, n in reasons.most_common()))
     if args.details:

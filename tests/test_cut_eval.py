@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from setvision.vision.learn.cut_eval import (
+    RIGHT_WHILE_SURE,
     SHOWN,
     WRONG_WHILE_SURE,
     CutResult,
@@ -65,12 +66,15 @@ def test_the_cut_card_is_the_reading_holding_its_shown_part():
     assert outcome(SimpleNamespace(cards=[], ignored=[]), shown, "x") == ("not found", "", False)
 
 
-def test_cuts_are_counted_per_share_and_wrong_while_sure_apart():
+def test_cuts_are_counted_per_share_and_sure_readings_apart():
     results = [
         CutResult("a", "s", 0.55, "1-red-solid-oval", "wrong", "2-red-solid-oval", True),
         CutResult("a", "s", 0.55, "1-red-solid-oval", "wrong", "2-red-solid-oval", False),
         CutResult("b", "s", 0.95, "1-red-solid-oval", "right", "1-red-solid-oval", True),
+        CutResult("c", "s", 0.95, "1-red-solid-oval", "right", "1-red-solid-oval", False),
     ]
     table = summarise_cuts(results)
     assert table[0.55]["wrong"] == 2 and table[0.55][WRONG_WHILE_SURE] == 1
-    assert table[-1.0]["right"] == 1 and sum(table[0.65].values()) == 0
+    assert table[0.55][RIGHT_WHILE_SURE] == 0
+    assert table[-1.0]["right"] == 2 and table[-1.0][RIGHT_WHILE_SURE] == 1
+    assert sum(table[0.65].values()) == 0

@@ -156,17 +156,19 @@ def run_cut_reading(
     return [r for rows in per_board for r in rows]
 
 
-#: The count of cards read wrong while read confidently, in ``summarise_cuts``' tables.
-WRONG_WHILE_SURE = "wrong while sure"
+#: The counts of cards read right, and read wrong, while read confidently, in
+#: ``summarise_cuts``' tables (a doubt costs the first, and saves the second).
+RIGHT_WHILE_SURE, WRONG_WHILE_SURE = "right while sure", "wrong while sure"
 
 
 def summarise_cuts(results: list[CutResult]) -> dict[float, Counter]:
-    """The outcomes' counts (and ``WRONG_WHILE_SURE``) per share shown, and over all shares
-    (key -1)."""
+    """The outcomes' counts (and ``RIGHT_WHILE_SURE``, ``WRONG_WHILE_SURE``) per share shown,
+    and over all shares (key -1)."""
     table: dict[float, Counter] = {share: Counter() for share in SHOWN}
     table[-1.0] = Counter()
     for r in results:
         for key in (r.shown, -1.0):
             table[key][r.outcome] += 1
+            table[key][RIGHT_WHILE_SURE] += r.outcome == "right" and r.sure
             table[key][WRONG_WHILE_SURE] += r.outcome == "wrong" and r.sure
     return table
