@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 from setvision.vision.find.finder import find_cards
+from setvision.vision.find.outlines import Outline
 from setvision.vision.pipeline import CardReader, MeasuredCard, _laid_out
 from setvision.vision.read.cut_cards import (
     KNOWN_NUMBER,
@@ -19,6 +20,7 @@ from setvision.vision.read.cut_cards import (
     known_numbers,
     row_past_edge,
     shown_lengthwise,
+    symbol_beyond_row,
 )
 from setvision.vision.read.features import CardFeatures
 
@@ -205,9 +207,47 @@ def test_a_card_cut_along_its_length_reads_from_its_whole_row(reader, cloth):
     assert _cut_along(reader, cloth, int(round(np.mean(columns[0]))), corners) == []
 
 
+def test_a_cut_card_outlined_short_of_a_symbol_is_not_read_surely(reader, cloth):
+    corners, columns = _symbol_rows(cloth, "3-green-solid-oval", reader, axis=0)
+    _, rows = _symbol_rows(cloth, "3-green-solid-oval", reader, axis=1)
+    column = int(round(max(right for _, right in columns) + 5))
+    image = np.ascontiguousarray(cloth[:, :column])
+    left, top, bottom = corners[:, 0].min(), corners[:, 1].min(), corners[:, 1].max()
+
+    def measured(start: float) -> MeasuredCard:
+        right = column - 1
+        quad = np.float32([[left, start], [right, start], [right, bottom], [left, bottom]])
+        measured = reader.measure_outline(image, Outline(quad, touches_border=True))
+        assert isinstance(measured, MeasuredCard)
+        return measured
+
+    whole = reader.classify([measured(top)])[0]
+    assert str(whole.card) == "3-green-solid-oval" and whole.confident
+    # cut along its length and outlined from just past its first oval's end, as the finder may
+    # outline a cut card round two of its symbols: read as two, a third likely beyond
+    for start in (rows[0][1], rows[0][1] + 4):
+        short = measured(start)
+        assert short.features.values["cut_at_end"]
+        reading = reader.classify([short])[0]
+        assert reading.card.number == 2 and reading.probabilities["number"][2] >= 0.25
+
+
 def _symbol(x: int, width: int = 30, height: int = 60) -> np.ndarray:
     """A symbol's contour: a box ``width`` wide from ``x`` along a laid-out card."""
     return np.array([[[x, 20]], [[x + width, 20]], [[x + width, 20 + height]], [[x, 20 + height]]])
+
+
+def test_a_symbol_at_the_rows_spacing_past_the_outline_runs_the_row_on():
+    span, width, margin = (110.0, 240.0), 350, 20.0
+    row = [_symbol(130), _symbol(190)]  # 30 wide, a gap of 30 between them
+    assert not symbol_beyond_row(row, span, width, margin)
+    assert symbol_beyond_row(row + [_symbol(232)], span, width, margin)  # gap 11 after
+    assert symbol_beyond_row(row + [_symbol(88)], span, width, margin)  # gap 11 before
+    # a neighbour's symbol stands further off; one cut by the view's end, or of another
+    # width, is no symbol of this row
+    assert not symbol_beyond_row(row + [_symbol(250)], span, width, margin)
+    assert not symbol_beyond_row(row + [_symbol(232, width=60)], span, width, margin)
+    assert not symbol_beyond_row(row + [_symbol(232)], span, 270, margin)
 
 
 def test_two_whole_symbols_at_a_threes_margin_are_a_three():

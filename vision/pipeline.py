@@ -25,6 +25,7 @@ from setvision.vision.read.classify import AttributeModels, load_models
 from setvision.vision.read.cut_cards import (
     COMPLETED_PAST_EDGE,
     KNOWN_NUMBER,
+    NEXT_IN_ROW,
     card_frame,
     count_by_margin,
     cut_side,
@@ -32,8 +33,15 @@ from setvision.vision.read.cut_cards import (
     row_past_edge,
     shown_lengthwise,
     shown_reach,
+    symbol_beyond_row,
 )
-from setvision.vision.read.features import CardFeatures, complete_row, extract
+from setvision.vision.read.features import (
+    MARGIN,
+    CardFeatures,
+    complete_row,
+    extract,
+    may_lack_a_symbol,
+)
 from setvision.vision.read.outline_doubts import doubt_symbols_beyond
 from setvision.vision.read.rectify import rectify
 from setvision.vision.read.rescue import (
@@ -55,6 +63,10 @@ SYMBOL_MARGIN = 2.0
 CUT_ROOM = 1.25
 #: A symbol cut by the photo's edge is blanked this share of its width beyond its box.
 CUT_SYMBOL_PAD = 0.15
+#: A card cut along its length is looked past its ends this many symbol widths for a symbol
+#: its outline left out (a three outlined round two of its symbols): one whole symbol at the
+#: furthest a row's next symbol stands (``NEXT_IN_ROW``).
+PAST_THE_ENDS = 1 + NEXT_IN_ROW
 
 #: An outline found on which no symbol is found is measured once more grown by this share of its
 #: size about its centre (``CardReader.measure_found``).
@@ -188,6 +200,33 @@ def _past_the_edge(
     return read
 
 
+def _widened(frame: np.ndarray, reach: float) -> np.ndarray:
+    """``frame`` (its first side along the card) reaching ``reach`` pixels further past both
+    ends of that side."""
+    frame = np.asarray(frame, np.float64)
+    step = frame[1] - frame[0]
+    step *= reach / max(float(np.linalg.norm(step)), 1e-9)
+    return np.float32([frame[0] - step, frame[1] + step, frame[2] + step, frame[3] - step])
+
+
+def _row_runs_on(
+    image: np.ndarray, lying: np.ndarray, part: np.ndarray, row: CardFeatures,
+    paper: tuple[float, ...],
+) -> bool:  # fmt: skip
+    """Whether the row of symbols of the card laid out as ``part`` from ``lying`` (``row``: its
+    features) runs on past its ends, looked at ``PAST_THE_ENDS`` further along its length
+    (``symbol_beyond_row``): its outline stops short of the card."""
+    along_px = float(np.linalg.norm(lying[1] - lying[0])) / part.shape[1]  # photo px per pixel
+    symbol_width = float(np.median([cv2.boundingRect(c)[2] for c in row.symbols]))
+    # reading leaves out a margin at each end of the wider view too
+    reach = (PAST_THE_ENDS * symbol_width + MARGIN * part.shape[1]) / (1 - 2 * MARGIN)
+    width = round(part.shape[1] + 2 * reach)  # pixels as large as ``part``'s
+    view = rectify(*_on_paper(image, _widened(lying, reach * along_px), paper),
+                   (width, part.shape[0]), long_side=False)  # fmt: skip
+    span = (reach, reach + part.shape[1])
+    return symbol_beyond_row(extract(view).symbols, span, width, MARGIN * width)
+
+
 def _cut_lengthwise(
     image: np.ndarray, shown: np.ndarray, paper: tuple[float, ...]
 ) -> CardFeatures | None:
@@ -225,6 +264,8 @@ def _cut_lengthwise(
     to_image = _to_image(card, frame)
     if any(_at_border(c, to_image, size) for c in read.symbols):
         return None
+    if may_lack_a_symbol(len(boxes)) and _row_runs_on(image, lying, part, row, paper):
+        read.values["cut_at_end"] = 1.0  # its number read, but not surely
     if len(whole) == len(boxes):
         return read if symbols_complete(read, (card.shape[1], card.shape[0])) else None
     read.values[KNOWN_NUMBER] = float(len(boxes))

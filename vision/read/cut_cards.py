@@ -54,6 +54,37 @@ GAP_TO_SYMBOL = MARGIN_TO_SYMBOL[1] - 1 - MARGIN_TO_SYMBOL[3]
 SAME_HEIGHT, SAME_WIDTH = 1.25, 1.4
 
 
+#: A symbol an outline left out stands at most this many symbol widths from the row's end
+#: symbol: a card's own gap is a median 0.29 of a symbol (``GAP_TO_SYMBOL``), a neighbour's
+#: nearest symbol at least 0.72 away (both cards' margins, 0.36 at the least for threes).
+NEXT_IN_ROW = 0.5
+
+
+def symbol_beyond_row(
+    seen: list[np.ndarray], span: tuple[float, float], view_width: int, margin: float
+) -> bool:
+    """Whether a card's row of symbols runs on past its outline's ends: ``seen`` are the
+    symbols (contours) of a view laid out along the card reaching past both ends, ``span``
+    where the outline runs in it (pixels along it), ``view_width`` its length and ``margin``
+    what reading leaves out at its ends. The row is the symbols centred within the span; one
+    more, not cut by the view's end, as wide as theirs and at most ``NEXT_IN_ROW`` symbol widths
+    from the row's end, is left out by the outline. A neighbour's symbols stand further off."""
+    boxes = [cv2.boundingRect(c) for c in seen]
+    row = [b for b in boxes if span[0] <= b[0] + b[2] / 2 <= span[1]]
+    if not row:
+        return False
+    width = float(np.median([b[2] for b in row]))
+    start, end = min(b[0] for b in row), max(b[0] + b[2] for b in row)
+    for x, _, w, _ in boxes:
+        if span[0] <= x + w / 2 <= span[1] or x <= margin or x + w >= view_width - margin:
+            continue  # the row's own, or cut by the view's end
+        if max(w, width) > SAME_WIDTH * min(w, width):
+            continue  # its height may be cut by the photo's edge
+        if min(abs(start - (x + w)), abs(x - end)) <= NEXT_IN_ROW * width:
+            return True
+    return False
+
+
 def _on_edges(points: np.ndarray, size: tuple[int, int], margin: float) -> np.ndarray:
     """(N, 4) booleans: each point near the left, top, right and bottom edge."""
     width, height = size
