@@ -207,6 +207,22 @@ def test_a_card_cut_along_its_length_reads_from_its_whole_row(reader, cloth):
     assert _cut_along(reader, cloth, int(round(np.mean(columns[0]))), corners) == []
 
 
+def test_a_card_cut_along_through_every_symbol_is_completed_turned_half_round(reader, cloth):
+    corners, _ = _symbol_rows(cloth, "3-green-solid-oval", reader, axis=0)
+    left, right = corners[:, 0].min(), corners[:, 0].max()
+
+    def cut_at(share: float) -> list:
+        return _cut_along(reader, cloth, int(round(left + share * (right - left))), corners)
+
+    # past its middle, what the edge hides is what shows turned half round: read, never surely
+    for share in (0.65, 0.75):
+        shown = cut_at(share)
+        assert [str(c.card) for c in shown] == ["3-green-solid-oval"]
+        assert not shown[0].confident and shown[0].probabilities["shape"].max() <= 0.8
+    # up to about half its width, nothing past the middle shows to turn: not read
+    assert cut_at(0.5) == []
+
+
 def test_a_cut_card_outlined_short_of_a_symbol_is_not_read_surely(reader, cloth):
     corners, columns = _symbol_rows(cloth, "3-green-solid-oval", reader, axis=0)
     _, rows = _symbol_rows(cloth, "3-green-solid-oval", reader, axis=1)

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 from setvision.solver import ATTRIBUTES
 from setvision.vision.find.finder import find_cards, unexplained_cards
+from setvision.vision.find.fit import CARD_RATIO
 from setvision.vision.find.outlines import Outline
 from setvision.vision.geometry import (
     long_side_index,
@@ -26,6 +27,7 @@ from setvision.vision.read.cut_cards import (
     COMPLETED_PAST_EDGE,
     KNOWN_NUMBER,
     NEXT_IN_ROW,
+    TURNED_HALF,
     card_frame,
     count_by_margin,
     cut_side,
@@ -42,7 +44,7 @@ from setvision.vision.read.features import (
     extract,
     may_lack_a_symbol,
 )
-from setvision.vision.read.outline_doubts import doubt_symbols_beyond
+from setvision.vision.read.outline_doubts import doubt_symbols_beyond, doubt_turned_shapes
 from setvision.vision.read.rectify import rectify
 from setvision.vision.read.rescue import (
     RESCUE_CONFIDENCE,
@@ -63,6 +65,9 @@ SYMBOL_MARGIN = 2.0
 CUT_ROOM = 1.25
 #: A symbol cut by the photo's edge is blanked this share of its width beyond its box.
 CUT_SYMBOL_PAD = 0.15
+#: A card cut along its length through every symbol is completed by turning it half round
+#: when at least this share of its width shows (half, and a little to spare).
+TURN_SHOWN = 0.55
 #: A card cut along its length is looked past its ends this many symbol widths for a symbol
 #: its outline left out (a three outlined round two of its symbols): one whole symbol at the
 #: furthest a row's next symbol stands (``NEXT_IN_ROW``).
@@ -227,16 +232,49 @@ def _row_runs_on(
     return symbol_beyond_row(extract(view).symbols, span, width, MARGIN * width)
 
 
+def _turned_whole(
+    image: np.ndarray, shown: np.ndarray, paper: tuple[float, ...], count: int
+) -> CardFeatures | None:
+    """A card cut along its length through every one of its ``count`` symbols (``shown``: the
+    part shown, ``shown_lengthwise``), completed by turning it half round: a SET card, its row
+    and each symbol look the same turned 180 degrees about their middle, so what lies beyond
+    the photo is what shows past the card's middle. Its width is its whole side's length over
+    ``CARD_RATIO``; at least ``TURN_SHOWN`` of it must show. None when it cannot be read so."""
+    length = float(np.linalg.norm(shown[0] - shown[3]))  # the whole side
+    width = length / CARD_RATIO
+    if shown_reach(shown) < TURN_SHOWN * width:
+        return None
+    frame = np.roll(card_frame(shown, width), 1, axis=0)
+    card = rectify(*_on_paper(image, frame, paper), long_side=False)
+    height, columns = card.shape[:2]
+    grid = np.stack(np.meshgrid(np.arange(columns), np.arange(height)), axis=-1)
+    at = cv2.perspectiveTransform(grid.reshape(-1, 1, 2).astype(np.float32), _to_image(card, frame))
+    at = at.reshape(height, columns, 2)
+    size = np.array([image.shape[1], image.shape[0]]) - 1
+    beyond = ((at < SYMBOL_MARGIN) | (at > size - SYMBOL_MARGIN)).any(axis=-1)
+    turned = beyond[::-1, ::-1]
+    if (beyond & turned).any():
+        return None
+    card[beyond] = card[::-1, ::-1][beyond]
+    read = extract(card)
+    if len(read.symbols) != count or not symbols_complete(read, (columns, height)):
+        return None
+    read.values[KNOWN_NUMBER] = float(count)
+    read.values[TURNED_HALF] = 1.0
+    return read
+
+
 def _cut_lengthwise(
-    image: np.ndarray, shown: np.ndarray, paper: tuple[float, ...]
+    image: np.ndarray, shown: np.ndarray, paper: tuple[float, ...], part_reads: bool
 ) -> CardFeatures | None:
     """A card cut by the photo's edge along its length (``shown``: the part shown from its
     whole long side, ``shown_lengthwise``), read completed. Its row of symbols runs the whole
     card, so every symbol shows, whole or cut, and their count is the card's number; symbols
     are centred across the card, so the margin before the whole ones on the whole side tells
     how far the card reaches past their far end. The card is read from its whole symbols, any
-    cut one blanked with the ``paper`` colour. None when the row is not whole or no symbol
-    shows whole."""
+    cut one blanked with the ``paper`` colour. With every symbol cut, unless the part shown
+    reads as a whole card (``part_reads``), the card is completed turned half round
+    (``_turned_whole``). None when it is not read so."""
     size = (image.shape[1], image.shape[0])
     room = shown_reach(shown) * CUT_ROOM
     lying = np.roll(card_frame(shown, room), 1, axis=0)  # the whole side first: along the card
@@ -249,7 +287,7 @@ def _cut_lengthwise(
     cut = [_at_border(c, to_image, size) for c in row.symbols]
     whole = [box for box, is_cut in zip(boxes, cut) if not is_cut]
     if not whole:
-        return None
+        return None if part_reads else _turned_whole(image, shown, paper, len(boxes))
     near = min(y for _, y, _, _ in whole)
     depth = max(part.shape[0] / CUT_ROOM, max(y + h for _, y, _, h in whole) + near)
     frame = np.roll(card_frame(shown, room * depth / part.shape[0]), 1, axis=0)
@@ -273,13 +311,14 @@ def _cut_lengthwise(
 
 
 def _whole(
-    image: np.ndarray, outline: Outline, shown_card: np.ndarray
+    image: np.ndarray, outline: Outline, shown_card: np.ndarray, shown_read: CardFeatures
 ) -> CardFeatures | Ignored | None:
     """A card cut by the image's edge across its length, judged whole: its features measured
     on its completed outline when every symbol shows, or on its two whole symbols when a
     third lies beyond the edge (``_past_the_edge``), else why it is not read; None when it is
     not cut that way (then only the part shown can be judged). ``shown_card``: the part shown
-    laid out as any card is, whose paper's colour fills what lies beyond the image."""
+    laid out as any card is, whose paper's colour fills what lies beyond the image;
+    ``shown_read``: its features."""
     size = (image.shape[1], image.shape[0])
     side = cut_side(outline.corners_xy, size)
     if side is None:
@@ -292,7 +331,9 @@ def _whole(
     width = card.shape[1]
     shown_features = extract(card)
     if not _upright(shown_features):
-        return _cut_lengthwise(image, shown, paper)
+        laid = (shown_card.shape[1], shown_card.shape[0])
+        part_reads = bool(shown_read.symbols) and symbols_complete(shown_read, laid)
+        return _cut_lengthwise(image, shown, paper, part_reads)
     cut_short = Ignored(outline.corners_xy, CUT_BY_BORDER)
     boxes = [cv2.boundingRect(c) for c in shown_features.symbols]
     start = min(box[0] for box in boxes) / width
@@ -397,13 +438,18 @@ class CardReader:
     def measure_found(self, image: np.ndarray, outline: Outline) -> MeasuredCard | Ignored:
         """``measure_outline`` for an outline the finder found; where no symbol is found on it,
         once more on it grown by ``NO_SYMBOLS_GROWTH``: an outline that follows a card's print
-        more than its edge cuts through the symbols it should hold."""
+        more than its edge cuts through the symbols it should hold. So too where a cut card
+        was completed from halves of its symbols (``TURNED_HALF``): grown, its symbols may show
+        whole, and it is read from those where they do."""
         measured = self.measure_outline(image, outline)
-        if not isinstance(measured, Ignored) or measured.reason != NO_SYMBOLS:
+        turned = isinstance(measured, MeasuredCard) and measured.features.values.get(TURNED_HALF)
+        if not turned and (not isinstance(measured, Ignored) or measured.reason != NO_SYMBOLS):
             return measured
         corners = scaled_about_centre(outline.corners_xy, 1 + NO_SYMBOLS_GROWTH)
         again = self.measure_outline(image, _moved(outline, corners, image))
-        return again if isinstance(again, MeasuredCard) else measured
+        if not isinstance(again, MeasuredCard):
+            return measured
+        return measured if turned and again.features.values.get(TURNED_HALF) else again
 
     @staticmethod
     def measure_outline(
@@ -421,7 +467,7 @@ class CardReader:
         if outline.touches_border:
             # judged whole where it can be: the part shown may look complete by chance, or
             # hold no symbol inside its margins when cut along its length close to them
-            whole = _whole(image, outline, card) if complete_cut else None
+            whole = _whole(image, outline, card, features) if complete_cut else None
             if isinstance(whole, Ignored):
                 return whole
             if whole is not None:
@@ -456,6 +502,7 @@ class CardReader:
         probabilities = known_numbers(features, probabilities)
         cards = settle(probabilities) if features else []
         probabilities = doubt_symbols_beyond(features, probabilities)  # the reading stays
+        probabilities = doubt_turned_shapes(features, probabilities)
         return [
             CardReading(
                 m.outline.corners_xy,

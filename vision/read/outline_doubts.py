@@ -10,13 +10,17 @@ beyond the edge (``setvision eval --cut``).
 from __future__ import annotations
 
 import numpy as np
-from setvision.vision.read.cut_cards import COMPLETED_PAST_EDGE, KNOWN_NUMBER
+from setvision.vision.read.cut_cards import COMPLETED_PAST_EDGE, KNOWN_NUMBER, TURNED_HALF
 from setvision.vision.read.features import CardFeatures, may_lack_a_symbol
 
 #: Share of a number's probability given to one symbol more when a symbol is cut by the card's
 #: end: the outline may stop short of the card, so a symbol may lie beyond it (about half of
 #: such views of labelled cards have one more; the number model has weighed the margins).
 BEYOND_OUTLINE = 0.3
+#: Share of a shape's probability spread evenly over the three shapes when a card's symbols
+#: were completed from halves (``TURNED_HALF``): the turn is right only where the card's width
+#: was judged right, so its shape is never read surely.
+TURNED_SHAPE_DOUBT = 0.3
 
 
 def doubt_symbols_beyond(
@@ -35,3 +39,15 @@ def doubt_symbols_beyond(
             number[i] = (1 - BEYOND_OUTLINE) * number[i]
             number[i, count] += BEYOND_OUTLINE  # the value for count + 1 symbols
     return {**probabilities, "number": number}
+
+
+def doubt_turned_shapes(
+    features: list[CardFeatures], probabilities: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """Probabilities where each card completed from halves of its symbols (``TURNED_HALF``)
+    is unsure of its shape: ``TURNED_SHAPE_DOUBT`` of it spread over the three."""
+    shape = np.array(probabilities["shape"], dtype=np.float64)
+    for i, card in enumerate(features):
+        if card.values.get(TURNED_HALF):
+            shape[i] = (1 - TURNED_SHAPE_DOUBT) * shape[i] + TURNED_SHAPE_DOUBT / shape.shape[1]
+    return {**probabilities, "shape": shape}
