@@ -251,10 +251,10 @@ def _turned_whole(
     at = cv2.perspectiveTransform(grid.reshape(-1, 1, 2).astype(np.float32), _to_image(card, frame))
     at = at.reshape(height, columns, 2)
     size = np.array([image.shape[1], image.shape[0]]) - 1
+    # pixels at the photo's very edge are no more the card's own than those beyond it
     beyond = ((at < SYMBOL_MARGIN) | (at > size - SYMBOL_MARGIN)).any(axis=-1)
-    turned = beyond[::-1, ::-1]
-    if (beyond & turned).any():
-        return None
+    if (beyond & beyond[::-1, ::-1]).any():
+        return None  # less than half the card shows: turned, it does not cover what is missing
     card[beyond] = card[::-1, ::-1][beyond]
     read = extract(card)
     if len(read.symbols) != count or not symbols_complete(read, (columns, height)):
