@@ -311,14 +311,14 @@ def _cut_lengthwise(
 
 
 def _whole(
-    image: np.ndarray, outline: Outline, shown_card: np.ndarray, shown_read: CardFeatures
+    image: np.ndarray, outline: Outline, shown_card: np.ndarray, part_reads: bool
 ) -> CardFeatures | Ignored | None:
     """A card cut by the image's edge across its length, judged whole: its features measured
     on its completed outline when every symbol shows, or on its two whole symbols when a
     third lies beyond the edge (``_past_the_edge``), else why it is not read; None when it is
     not cut that way (then only the part shown can be judged). ``shown_card``: the part shown
     laid out as any card is, whose paper's colour fills what lies beyond the image;
-    ``shown_read``: its features."""
+    ``part_reads``: whether it reads as a whole card."""
     size = (image.shape[1], image.shape[0])
     side = cut_side(outline.corners_xy, size)
     if side is None:
@@ -331,8 +331,6 @@ def _whole(
     width = card.shape[1]
     shown_features = extract(card)
     if not _upright(shown_features):
-        laid = (shown_card.shape[1], shown_card.shape[0])
-        part_reads = bool(shown_read.symbols) and symbols_complete(shown_read, laid)
         return _cut_lengthwise(image, shown, paper, part_reads)
     cut_short = Ignored(outline.corners_xy, CUT_BY_BORDER)
     boxes = [cv2.boundingRect(c) for c in shown_features.symbols]
@@ -467,14 +465,15 @@ class CardReader:
         if outline.touches_border:
             # judged whole where it can be: the part shown may look complete by chance, or
             # hold no symbol inside its margins when cut along its length close to them
-            whole = _whole(image, outline, card, features) if complete_cut else None
+            part_reads = bool(features.symbols) and symbols_complete(features, size)
+            whole = _whole(image, outline, card, part_reads) if complete_cut else None
             if isinstance(whole, Ignored):
                 return whole
             if whole is not None:
                 features = whole
             elif not features.symbols:
                 return Ignored(outline.corners_xy, NO_SYMBOLS)
-            elif not symbols_complete(features, size):
+            elif not part_reads:
                 return Ignored(outline.corners_xy, CUT_BY_BORDER)
         if outline.occluded and not symbols_complete(features, size):
             return Ignored(outline.corners_xy, "partly covered by another card")
