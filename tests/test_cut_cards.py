@@ -184,6 +184,19 @@ def test_a_card_showing_one_whole_symbol_reads_by_its_margin(reader, cloth):
     assert not shown[0].confident
 
 
+@pytest.mark.parametrize("share", [0.1, 0.15, 0.2])
+def test_a_sliver_of_the_second_symbol_at_the_edge_tells_a_two(reader, cloth, share):
+    corners, rows = _symbol_rows(cloth, "2-green-solid-squiggle", reader)
+    # the photo cut just into the second squiggle: a sliver too thin to read as a symbol
+    # (before: left out, a symbol may lie beyond); the ink at the edge shows it cut there
+    second = rows[1]
+    row = int(round(second[0] + share * (second[1] - second[0])))
+    shown, _ = _cut_at(reader, cloth, row, corners)
+    assert [str(c.card) for c in shown] == ["2-green-solid-squiggle"]
+    # a two told from one whole symbol: a three cut after its first may look so
+    assert not shown[0].confident
+
+
 def _cut_along(reader, image: np.ndarray, column: int, corners: np.ndarray) -> list:
     """The cards ``reader`` reads at the card at ``corners`` in the photo cut at ``column``."""
     layout = reader.read(np.ascontiguousarray(image[:, :column]))

@@ -65,6 +65,10 @@ SYMBOL_MARGIN = 2.0
 CUT_ROOM = 1.25
 #: A symbol cut by the photo's edge is blanked this share of its width beyond its box.
 CUT_SYMBOL_PAD = 0.15
+#: Ink of the row's colour along the photo's edge where it cuts a card, past its whole symbols,
+#: on at least this share of a symbol's height across the card, is a symbol cut there
+#: (``_ink_at_cut``; a sliver too thin to read as a symbol; a squiggle's shows in two pieces).
+CUT_INK_RUN = 0.4
 #: A card cut along its length through every symbol is completed by turning it half round
 #: when at least this share of its width shows (half, and a little to spare).
 TURN_SHOWN = 0.55
@@ -173,22 +177,62 @@ def _at_border(contour: np.ndarray, to_image: np.ndarray, size: tuple[int, int])
                           SYMBOL_MARGIN)  # fmt: skip
 
 
+def _at_photo_edge(card: np.ndarray, frame: np.ndarray, image: np.ndarray) -> np.ndarray:
+    """Which pixels of a laid-out ``card`` (``frame``: its corners in ``image``) lie within
+    ``SYMBOL_MARGIN`` of the photo's edge or beyond it."""
+    height, columns = card.shape[:2]
+    grid = np.stack(np.meshgrid(np.arange(columns), np.arange(height)), axis=-1)
+    at = cv2.perspectiveTransform(grid.reshape(-1, 1, 2).astype(np.float32), _to_image(card, frame))
+    at = at.reshape(height, columns, 2)
+    size = np.array([image.shape[1], image.shape[0]]) - 1
+    return ((at < SYMBOL_MARGIN) | (at > size - SYMBOL_MARGIN)).any(axis=-1)
+
+
+def _ink_at_cut(
+    image: np.ndarray, card: np.ndarray, frame: np.ndarray, features: CardFeatures,
+    paper: tuple[float, ...],
+) -> bool:  # fmt: skip
+    """Whether a symbol is cut by the photo's edge past the whole ones of ``card`` (a cut
+    card's part shown laid out, ``frame``: its corners in the photo; ``features`` measured on
+    it): ink, nearer the symbols' colour than the ``paper``'s, within ``SYMBOL_MARGIN`` of the
+    photo's edge, on ``CUT_INK_RUN`` of a symbol's height across the card where its row
+    runs. Reading leaves out a card's ends, so a sliver of a symbol there goes unseen."""
+    if not features.symbols:
+        return False
+    height, columns = card.shape[:2]
+    near = _at_photo_edge(card, frame, image)
+    boxes = [cv2.boundingRect(c) for c in features.symbols]
+    near[:, : max(x + w for x, _, w, _ in boxes)] = False
+    # across the card, only where its row of symbols runs: table shows by its rounded corners
+    near[: min(y for _, y, _, _ in boxes)] = False
+    near[max(y + h for _, y, _, h in boxes) :] = False
+    lines = np.zeros((height, columns), np.uint8)
+    cv2.drawContours(lines, features.symbols, -1, 1, thickness=2)
+    pixels = card.astype(np.float32)
+    ink = np.median(pixels[lines > 0], axis=0)
+    paper_pixel = np.float32(paper)
+    inky = np.linalg.norm(pixels - ink, axis=-1) < np.linalg.norm(pixels - paper_pixel, axis=-1)
+    symbol_height = float(np.median([h for _, _, _, h in boxes]))
+    return int((near & inky).any(axis=1).sum()) >= CUT_INK_RUN * symbol_height
+
+
 def _past_the_edge(
     image: np.ndarray, shown: np.ndarray, frame: np.ndarray, card: np.ndarray,
-    features: CardFeatures, paper: tuple[float, ...],
+    features: CardFeatures, paper: tuple[float, ...], ink_cut: bool = False,
 ) -> CardFeatures | None:  # fmt: skip
     """A cut card whose next symbol lies beyond the photo's edge or is cut by it
     (``row_past_edge``), read from its whole symbols: ``shown`` is the part shown
     (``shown_lengthwise``), ``frame`` its ``card_frame``, ``card`` that part laid out as a card
-    (lengths along it keep their proportions), ``features`` measured on it. The whole card is
-    laid out, what lies after its whole symbols blanked with the ``paper`` colour, and
-    measured; None when the number is not known that way."""
+    (lengths along it keep their proportions), ``features`` measured on it, ``ink_cut``:
+    whether a symbol's sliver shows at the edge (``_ink_at_cut``). The whole card is laid
+    out, what lies after its whole symbols blanked with the ``paper`` colour, and measured;
+    None when the number is not known that way."""
     size = (image.shape[1], image.shape[0])
     to_image = _to_image(card, frame)
     cut = [_at_border(c, to_image, size) for c in features.symbols]
     whole = [c for c, is_cut in zip(features.symbols, cut) if not is_cut]
     row = row_past_edge(whole, [c for c, is_cut in zip(features.symbols, cut) if is_cut],
-                        card.shape[1], features.values["cut_at_end"] > 0)  # fmt: skip
+                        card.shape[1], features.values["cut_at_end"] > 0 or ink_cut)  # fmt: skip
     if row is None:
         return None
     along = float(np.linalg.norm(frame[1] - frame[0])) / card.shape[1]  # photo pixels per pixel
@@ -247,12 +291,8 @@ def _turned_whole(
     frame = np.roll(card_frame(shown, width), 1, axis=0)
     card = rectify(*_on_paper(image, frame, paper), long_side=False)
     height, columns = card.shape[:2]
-    grid = np.stack(np.meshgrid(np.arange(columns), np.arange(height)), axis=-1)
-    at = cv2.perspectiveTransform(grid.reshape(-1, 1, 2).astype(np.float32), _to_image(card, frame))
-    at = at.reshape(height, columns, 2)
-    size = np.array([image.shape[1], image.shape[0]]) - 1
     # pixels at the photo's very edge are no more the card's own than those beyond it
-    beyond = ((at < SYMBOL_MARGIN) | (at > size - SYMBOL_MARGIN)).any(axis=-1)
+    beyond = _at_photo_edge(card, frame, image)
     if (beyond & beyond[::-1, ::-1]).any():
         return None  # less than half the card shows: turned, it does not cover what is missing
     card[beyond] = card[::-1, ::-1][beyond]
@@ -338,9 +378,11 @@ def _whole(
     end = max(box[0] + box[2] for box in boxes) / width
     symbol_width = float(np.median([box[2] for box in boxes])) / width
     # a margin on the whole side of another number of symbols (one lies beyond the edge), or
-    # of no card; blank paper before the cut proves nothing: a symbol cut may go unseen
-    if count_by_margin(start, symbol_width) != len(boxes):
-        return _past_the_edge(image, shown, frame, card, shown_features, paper) or cut_short
+    # of no card, or a symbol's sliver at the edge; blank paper before the cut proves nothing
+    ink_cut = _ink_at_cut(image, card, frame, shown_features, paper)
+    if count_by_margin(start, symbol_width) != len(boxes) or ink_cut:
+        beyond = _past_the_edge(image, shown, frame, card, shown_features, paper, ink_cut)
+        return beyond or cut_short
     length = float(np.linalg.norm(frame[1] - frame[0]))
     whole = card_frame(shown, max(1.0, start + end) * length)
     card_whole = rectify(*_on_paper(image, whole, paper), long_side=False)
