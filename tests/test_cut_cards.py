@@ -197,6 +197,18 @@ def test_a_sliver_of_the_second_symbol_at_the_edge_tells_a_two(reader, cloth, sh
     assert not shown[0].confident
 
 
+@pytest.mark.parametrize("label", ["2-green-solid-diamond", "2-green-solid-squiggle"])
+def test_a_card_cut_across_its_middle_is_completed_turned_half_round(reader, cloth, label):
+    card = next(c for c in reader.read(cloth).cards if str(c.card) == label)
+    top, bottom = card.corners_xy[:, 1].min(), card.corners_xy[:, 1].max()
+    # the photo cut at 0.55 of the card's length, just past its second symbol's start: no
+    # margin tells its number (before: left out); turned half round, the half shown covers
+    # the half hidden, and the card reads, its number and shape never surely
+    shown, _ = _cut_at(reader, cloth, int(round(top + 0.55 * (bottom - top))), card.corners_xy)
+    assert [str(c.card) for c in shown] == [label]
+    assert not shown[0].confident
+
+
 def _cut_along(reader, image: np.ndarray, column: int, corners: np.ndarray) -> list:
     """The cards ``reader`` reads at the card at ``corners`` in the photo cut at ``column``."""
     layout = reader.read(np.ascontiguousarray(image[:, :column]))

@@ -304,6 +304,38 @@ def _turned_whole(
     return read
 
 
+def _turned_across(
+    image: np.ndarray, shown: np.ndarray, paper: tuple[float, ...]
+) -> CardFeatures | None:
+    """A card cut across its length (``shown``: the part shown, ``shown_lengthwise``, from its
+    whole short side) that cannot be read from its margin, completed by turning it half round
+    (as ``_turned_whole``): its length is its whole side's times ``CARD_RATIO``, at least
+    ``TURN_SHOWN`` of it must show, and the margin on its whole side must tell the count read.
+    It is never read surely (``outline_doubts``): where its length was misjudged, the seam runs
+    through the symbols off their middle, so its shape is in doubt, and a one or two may hold
+    one symbol more."""
+    width = float(np.linalg.norm(shown[0] - shown[3]))  # the whole side
+    length = width * CARD_RATIO
+    if shown_reach(shown) < TURN_SHOWN * length:
+        return None
+    frame = card_frame(shown, length)
+    card = rectify(*_on_paper(image, frame, paper), long_side=False)
+    beyond = _at_photo_edge(card, frame, image)
+    if (beyond & beyond[::-1, ::-1]).any():
+        return None
+    card[beyond] = card[::-1, ::-1][beyond]
+    read = extract(card)
+    if not _upright(read) or not symbols_complete(read, (card.shape[1], card.shape[0])):
+        return None
+    boxes = [cv2.boundingRect(c) for c in read.symbols]
+    symbol_width = float(np.median([w for _, _, w, _ in boxes]))
+    if count_by_margin(min(x for x, _, _, _ in boxes), symbol_width) != len(boxes):
+        return None  # the margin on the whole side tells another number: the seam misplaced
+    read.values[TURNED_HALF] = 1.0
+    read.values[COMPLETED_PAST_EDGE] = 1.0
+    return read
+
+
 def _cut_lengthwise(
     image: np.ndarray, shown: np.ndarray, paper: tuple[float, ...], part_reads: bool
 ) -> CardFeatures | None:
@@ -382,7 +414,7 @@ def _whole(
     ink_cut = _ink_at_cut(image, card, frame, shown_features, paper)
     if count_by_margin(start, symbol_width) != len(boxes) or ink_cut:
         beyond = _past_the_edge(image, shown, frame, card, shown_features, paper, ink_cut)
-        return beyond or cut_short
+        return beyond or _turned_across(image, shown, paper) or cut_short
     length = float(np.linalg.norm(frame[1] - frame[0]))
     whole = card_frame(shown, max(1.0, start + end) * length)
     card_whole = rectify(*_on_paper(image, whole, paper), long_side=False)
@@ -391,7 +423,8 @@ def _whole(
     if not symbols_complete(features, (card_whole.shape[1], card_whole.shape[0])) or any(
         _at_border(c, to_image, size) for c in features.symbols
     ):
-        return _past_the_edge(image, shown, frame, card, shown_features, paper) or cut_short
+        beyond = _past_the_edge(image, shown, frame, card, shown_features, paper)
+        return beyond or _turned_across(image, shown, paper) or cut_short
     features.values[COMPLETED_PAST_EDGE] = 1.0
     return features
 
