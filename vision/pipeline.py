@@ -69,8 +69,9 @@ CUT_SYMBOL_PAD = 0.15
 #: on at least this share of a symbol's height across the card, is a symbol cut there
 #: (``_ink_at_cut``; a sliver too thin to read as a symbol; a squiggle's shows in two pieces).
 CUT_INK_RUN = 0.4
-#: A card cut along its length through every symbol is completed by turning it half round
-#: when at least this share of its width shows (half, and a little to spare).
+#: A card cut by the photo's edge is completed by turning it half round when at least this share
+#: of it shows (half, and a little to spare): of its width when cut along its length through
+#: every symbol, of its length when cut across it with no margin telling its number.
 TURN_SHOWN = 0.55
 #: A card cut along its length is looked past its ends this many symbol widths for a symbol
 #: its outline left out (a three outlined round two of its symbols): one whole symbol at the
@@ -276,6 +277,22 @@ def _row_runs_on(
     return symbol_beyond_row(extract(view).symbols, span, width, MARGIN * width)
 
 
+def _completed_turned(
+    image: np.ndarray, frame: np.ndarray, paper: tuple[float, ...]
+) -> np.ndarray | None:
+    """The card at ``frame`` (its corners in the photo, the first side along its length) laid
+    out, every pixel at or beyond the photo's edge taken from the card turned 180 degrees about
+    its middle; None when less than half of it shows (turned, it would not cover what is
+    missing)."""
+    card = rectify(*_on_paper(image, frame, paper), long_side=False)
+    # pixels at the photo's very edge are no more the card's own than those beyond it
+    beyond = _at_photo_edge(card, frame, image)
+    if (beyond & beyond[::-1, ::-1]).any():
+        return None
+    card[beyond] = card[::-1, ::-1][beyond]
+    return card
+
+
 def _turned_whole(
     image: np.ndarray, shown: np.ndarray, paper: tuple[float, ...], count: int
 ) -> CardFeatures | None:
@@ -289,13 +306,10 @@ def _turned_whole(
     if shown_reach(shown) < TURN_SHOWN * width:
         return None
     frame = np.roll(card_frame(shown, width), 1, axis=0)
-    card = rectify(*_on_paper(image, frame, paper), long_side=False)
+    card = _completed_turned(image, frame, paper)
+    if card is None:
+        return None
     height, columns = card.shape[:2]
-    # pixels at the photo's very edge are no more the card's own than those beyond it
-    beyond = _at_photo_edge(card, frame, image)
-    if (beyond & beyond[::-1, ::-1]).any():
-        return None  # less than half the card shows: turned, it does not cover what is missing
-    card[beyond] = card[::-1, ::-1][beyond]
     read = extract(card)
     if len(read.symbols) != count or not symbols_complete(read, (columns, height)):
         return None
@@ -318,12 +332,9 @@ def _turned_across(
     length = width * CARD_RATIO
     if shown_reach(shown) < TURN_SHOWN * length:
         return None
-    frame = card_frame(shown, length)
-    card = rectify(*_on_paper(image, frame, paper), long_side=False)
-    beyond = _at_photo_edge(card, frame, image)
-    if (beyond & beyond[::-1, ::-1]).any():
+    card = _completed_turned(image, card_frame(shown, length), paper)
+    if card is None:
         return None
-    card[beyond] = card[::-1, ::-1][beyond]
     read = extract(card)
     if not _upright(read) or not symbols_complete(read, (card.shape[1], card.shape[0])):
         return None
