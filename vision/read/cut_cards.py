@@ -153,8 +153,9 @@ def count_by_margin(margin: float, symbol_width: float) -> int | None:
 #: The feature value (not a model feature) holding a card's number when it is known without
 #: the number model: read from the margin of a card whose row runs on beyond the edge.
 KNOWN_NUMBER = "known_number"
-#: The feature value (not a model feature) marking a card cut along its length through every
-#: symbol and completed by turning it half round: its shapes are read from halves.
+#: The feature value (not a model feature) marking a card cut by the photo's edge and completed
+#: by turning it half round (cut along its length through every symbol, or across it with no
+#: margin telling its number): its shapes are read from halves.
 TURNED_HALF = "turned_half"
 #: The feature value (not a model feature) marking a card completed past the photo's edge from
 #: the margin on its whole side: one or two symbols may lie beyond it all the same, where that

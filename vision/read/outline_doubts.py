@@ -19,7 +19,8 @@ from setvision.vision.read.features import CardFeatures, may_lack_a_symbol
 BEYOND_OUTLINE = 0.3
 #: Share of a shape's probability spread evenly over the three shapes when a card's symbols
 #: were completed from halves (``TURNED_HALF``): the turn is right only where the card's width
-#: was judged right, so its shape is never read surely.
+#: (cut along its length) or length (cut across) was judged right, so its shape is never read
+#: surely.
 TURNED_SHAPE_DOUBT = 0.3
 
 
