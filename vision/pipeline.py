@@ -414,7 +414,12 @@ def _whole(
     width = card.shape[1]
     shown_features = extract(card)
     if not _upright(shown_features):
-        return _cut_lengthwise(image, shown, paper, part_reads)
+        lengthwise = _cut_lengthwise(image, shown, paper, part_reads)
+        if lengthwise is None and not shown_features.symbols:
+            # no whole symbol shows: one cut through its middle across the card's length
+            # leaves none to tell the card's direction by, so it may be cut across still
+            return _turned_across(image, shown, paper)
+        return lengthwise
     cut_short = Ignored(outline.corners_xy, CUT_BY_BORDER)
     boxes = [cv2.boundingRect(c) for c in shown_features.symbols]
     start = min(box[0] for box in boxes) / width
