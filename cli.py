@@ -811,6 +811,29 @@ def _eval_cut(args: argparse.Namespace, boards: list, reader) -> int:
     return EXIT_OK
 
 
+def _eval_card_free(args: argparse.Namespace) -> int:
+    from setvision.app import evaluating
+    from setvision.vision.learn.card_free import card_free_files, format_card_free
+
+    others = ("--loso", args.loso), ("--find", args.find), ("--cut", args.cut)
+    others += (("--calibration", args.calibration), ("LABELS.jsonl", args.labels))
+    given = [name for name, value in others if value]
+    if given:
+        raise SetvisionError(f"--card-free reads its own photos as shipped: leave out {given[0]}")
+    data = data_dir(args.data)
+    progress = Progress(len(card_free_files()))
+    results = evaluating.card_free_reading(data, _reader(args, _profile(args)), progress.step)
+    print("photos checked by eye to show no SET card, read as shipped (every card read is false)")
+    print(format_card_free(results))
+    for r in results:
+        if r.error:
+            print(f"error on {r.file}: {r.error}", file=sys.stderr)
+        elif args.details and not r.right:
+            cards = f"{r.cards} card{'s' if r.cards != 1 else ''}"
+            print(f"{r.file}: {cards} read ({r.unsure} unsure), verdict {r.verdict}")
+    return EXIT_OK
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from setvision.app import evaluating
     from setvision.vision.learn.evaluate import format_seed_table, format_table, summarise
@@ -822,6 +845,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise SetvisionError(
                 "--seeds refits the held-out attribute forests: use it with --loso alone"
             )
+    if args.card_free:
+        return _eval_card_free(args)
     if args.find:
         return _eval_find(args)
     if args.read or args.scales or args.letterbox:
@@ -1241,6 +1266,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--find",
         action="store_true",
         help="card finding alone: recall, precision, photos complete (with --loso: held out)",
+    )
+    evaluation.add_argument(
+        "--card-free",
+        action="store_true",
+        help="photos checked by eye to show no card: how often the answer is 'no cards'",
     )
     evaluation.add_argument(
         "--scales",

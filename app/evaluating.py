@@ -18,6 +18,11 @@ from pathlib import Path
 import numpy as np
 from setvision.app.readers import NO_PROFILE, ProfileChoice, make_reader
 from setvision.solver.errors import SetvisionError
+from setvision.vision.learn.card_free import (
+    CardFreeResult,
+    card_free_files,
+    card_free_result,
+)
 from setvision.vision.learn.dataset import Board, load_boards
 from setvision.vision.learn.evaluate import BoardResult, evaluate
 from setvision.vision.pipeline import CardReader
@@ -44,6 +49,26 @@ def labelled_boards(
     if not boards:
         raise SetvisionError("no labelled boards to measure")
     return boards
+
+
+def card_free_reading(
+    data: Path, reader: CardReader, on_done: OnDone | None = None
+) -> list[CardFreeResult]:
+    """The photos checked to show no card (``vision.learn.card_free``), each read by
+    ``reader``; a photo that cannot be read is recorded with its error."""
+    from setvision.vision.image import load
+
+    results = []
+    for file in card_free_files():
+        try:
+            layout = reader.read_photo(load(str(data / file)))
+        except Exception as error:  # noqa: BLE001 - a failure is a result to report
+            results.append(CardFreeResult(file, 0, 0, "error", f"{type(error).__name__}: {error}"))
+        else:
+            results.append(card_free_result(file, layout))
+        if on_done:
+            on_done(file)
+    return results
 
 
 def evaluate_reader(

@@ -29,6 +29,7 @@ SAMPLE_NAMES = {
 def test_labels_samples_and_models_come_with_the_imported_package():
     assert LABELS_DIR.resolve() == PACKAGE / "vision" / "learn" / "labels"
     assert sorted(p.name for p in LABELS_DIR.iterdir() if p.is_file()) == [
+        "card_free.jsonl",
         "label_fixes.json",
         "labels_added.jsonl",
         "outline_fixes.jsonl",
