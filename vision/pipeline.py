@@ -25,6 +25,7 @@ from setvision.vision.order import reading_order
 from setvision.vision.read.classify import AttributeModels, load_models
 from setvision.vision.read.cut_cards import (
     COMPLETED_PAST_EDGE,
+    COVERED_AT_END,
     KNOWN_NUMBER,
     NEXT_IN_ROW,
     TURNED_HALF,
@@ -98,6 +99,22 @@ class MeasuredCard:
 def symbols_complete(features: CardFeatures, card_size: tuple[int, int]) -> bool:
     """The symbols stand alike, centred and evenly spaced: none is cut off or covered."""
     return complete_row(features.symbols, card_size[0])
+
+
+def covered_at_one_end(features: CardFeatures, card_size: tuple[int, int]) -> bool:
+    """A card partly under another whose outline runs on under it: its symbols a row of their
+    own (alike, evenly spaced) off the card's middle, and the margin at exactly one end of the
+    card telling their number (that end whole, the other under the card on top)."""
+    symbols = features.symbols
+    if not symbols or len(symbols) > 3:
+        return False
+    boxes = sorted(cv2.boundingRect(c) for c in symbols)
+    start, end = boxes[0][0], boxes[-1][0] + boxes[-1][2]
+    if not complete_row(symbols, start + end):  # alike and evenly spaced, were it centred
+        return False
+    symbol_width = float(np.median([w for _, _, w, _ in boxes]))
+    margins = (start, card_size[0] - end)
+    return [count_by_margin(m, symbol_width) for m in margins].count(len(symbols)) == 1
 
 
 def _upright(features: CardFeatures) -> bool:
@@ -547,8 +564,10 @@ class CardReader:
         """Measure one outline of a BGR image, or say why it cannot be read as a card.
 
         ``complete_cut``: a card cut by the image's edge is judged, and read, completed (see
-        ``cut_cards``); without, only as far as the image shows it (training: a completed
-        card's part beyond the image is no real pixels)."""
+        ``cut_cards``), and one partly under another card is read from its whole end
+        (``covered_at_one_end``); without, only as far as the image shows it, and only where
+        its symbols stand whole in its outline (training: a completed card's part beyond the
+        image is no real pixels, and an outline running on under another card no card's)."""
         card, features, _ = _laid_out(image, outline.corners_xy, outline.long_side)
         size = (card.shape[1], card.shape[0])
         if not features.symbols and not outline.touches_border:
@@ -567,7 +586,9 @@ class CardReader:
             elif not part_reads:
                 return Ignored(outline.corners_xy, CUT_BY_BORDER)
         if outline.occluded and not symbols_complete(features, size):
-            return Ignored(outline.corners_xy, "partly covered by another card")
+            if not (complete_cut and covered_at_one_end(features, size)):
+                return Ignored(outline.corners_xy, "partly covered by another card")
+            features.values[COVERED_AT_END] = 1.0
         return MeasuredCard(outline, features)
 
     def classify_vetted(

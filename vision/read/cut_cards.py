@@ -157,6 +157,10 @@ KNOWN_NUMBER = "known_number"
 #: by turning it half round (cut along its length through every symbol, or across it with no
 #: margin telling its number): its shapes are read from halves.
 TURNED_HALF = "turned_half"
+#: The feature value (not a model feature) marking a card partly under another whose outline
+#: runs on under it, read from its margin at its whole end (``pipeline.covered_at_one_end``): a
+#: symbol may lie under the card on top all the same.
+COVERED_AT_END = "covered_at_end"
 #: The feature value (not a model feature) marking a card completed past the photo's edge from
 #: the margin on its whole side: one or two symbols may lie beyond it all the same, where that
 #: margin was misread (``outline_doubts``).

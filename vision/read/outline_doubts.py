@@ -10,7 +10,12 @@ beyond the edge (``setvision eval --cut``).
 from __future__ import annotations
 
 import numpy as np
-from setvision.vision.read.cut_cards import COMPLETED_PAST_EDGE, KNOWN_NUMBER, TURNED_HALF
+from setvision.vision.read.cut_cards import (
+    COMPLETED_PAST_EDGE,
+    COVERED_AT_END,
+    KNOWN_NUMBER,
+    TURNED_HALF,
+)
 from setvision.vision.read.features import CardFeatures, may_lack_a_symbol
 
 #: Share of a number's probability given to one symbol more when a symbol is cut by the card's
@@ -22,20 +27,23 @@ BEYOND_OUTLINE = 0.3
 #: (cut along its length) or length (cut across) was judged right, so its shape is never read
 #: surely.
 TURNED_SHAPE_DOUBT = 0.3
+#: The marks of a card that may hold one symbol more than it shows.
+BEYOND_MARKS = ("cut_at_end", COMPLETED_PAST_EDGE, COVERED_AT_END)
 
 
 def doubt_symbols_beyond(
     features: list[CardFeatures], probabilities: dict[str, np.ndarray]
 ) -> dict[str, np.ndarray]:
-    """Probabilities where each card with a symbol cut by its end (``cut_at_end``), or
-    completed past the photo's edge (``COMPLETED_PAST_EDGE``), is unsure of its number: one
-    symbol more than it shows (or than its ``KNOWN_NUMBER``) becomes likely."""
+    """Probabilities where each card with a symbol cut by its end (``cut_at_end``), completed
+    past the photo's edge (``COMPLETED_PAST_EDGE``) or read with one end under another card
+    (``COVERED_AT_END``), is unsure of its number: one symbol more than it shows (or than its
+    ``KNOWN_NUMBER``) becomes likely."""
     if not features:
         return probabilities
     number = np.array(probabilities["number"], dtype=np.float64)
     for i, card in enumerate(features):
         count = int(card.values.get(KNOWN_NUMBER, len(card.symbols)))
-        beyond = card.values.get("cut_at_end") or card.values.get(COMPLETED_PAST_EDGE)
+        beyond = any(card.values.get(key) for key in BEYOND_MARKS)
         if beyond and may_lack_a_symbol(count):
             number[i] = (1 - BEYOND_OUTLINE) * number[i]
             number[i, count] += BEYOND_OUTLINE  # the value for count + 1 symbols
