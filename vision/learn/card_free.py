@@ -52,7 +52,7 @@ def format_card_free(results: list[CardFreeResult]) -> str:
     right = sum(r.right for r in results)
     cards = sum(r.cards for r in results)
     unsure = sum(r.unsure for r in results)
-    verdicts = Counter(r.error and "error" or r.verdict for r in results)
+    verdicts = Counter("error" if r.error else r.verdict for r in results)
     share = right / len(results) if results else 0.0
     by_verdict = ", ".join(f"{verdict} {n}" for verdict, n in sorted(verdicts.items()))
     return "\n".join(

@@ -4,7 +4,8 @@ A symbol-sized piece of ink cut by the card's end means the outline may end insi
 with a symbol lying beyond it: the number read stays, but is no longer read surely. So with a
 card cut by the photo's edge and completed from the margin on its whole side: where that
 margin is misread (an outline drawn past the card's end onto a white table), a symbol lies
-beyond the edge (``setvision eval --cut``).
+beyond the edge (``setvision eval --cut``); and with a card read from its whole end while its
+other end lies under another card: a symbol may lie under the card on top.
 """
 
 from __future__ import annotations
