@@ -101,6 +101,15 @@ def symbols_complete(features: CardFeatures, card_size: tuple[int, int]) -> bool
     return complete_row(features.symbols, card_size[0])
 
 
+def _row_extent(symbols: list[np.ndarray]) -> tuple[int, int, float]:
+    """Where a row of symbols starts and ends along a laid-out card, and a symbol's width (the
+    median): what the margins that tell a card's number (``count_by_margin``) are made of."""
+    boxes = [cv2.boundingRect(c) for c in symbols]
+    start = min(x for x, _, _, _ in boxes)
+    end = max(x + w for x, _, w, _ in boxes)
+    return start, end, float(np.median([w for _, _, w, _ in boxes]))
+
+
 def covered_at_one_end(features: CardFeatures, card_size: tuple[int, int]) -> bool:
     """A card partly under another whose outline runs on under it: its symbols a row of their
     own (alike, evenly spaced) off the card's middle, and the margin at exactly one end of the
@@ -108,11 +117,9 @@ def covered_at_one_end(features: CardFeatures, card_size: tuple[int, int]) -> bo
     symbols = features.symbols
     if not symbols or len(symbols) > 3:
         return False
-    boxes = sorted(cv2.boundingRect(c) for c in symbols)
-    start, end = boxes[0][0], boxes[-1][0] + boxes[-1][2]
+    start, end, symbol_width = _row_extent(symbols)
     if not complete_row(symbols, start + end):  # alike and evenly spaced, were it centred
         return False
-    symbol_width = float(np.median([w for _, _, w, _ in boxes]))
     margins = (start, card_size[0] - end)
     return [count_by_margin(m, symbol_width) for m in margins].count(len(symbols)) == 1
 
@@ -355,9 +362,8 @@ def _turned_across(
     read = extract(card)
     if not _upright(read) or not symbols_complete(read, (card.shape[1], card.shape[0])):
         return None
-    boxes = [cv2.boundingRect(c) for c in read.symbols]
-    symbol_width = float(np.median([w for _, _, w, _ in boxes]))
-    if count_by_margin(min(x for x, _, _, _ in boxes), symbol_width) != len(boxes):
+    start, _, symbol_width = _row_extent(read.symbols)
+    if count_by_margin(start, symbol_width) != len(read.symbols):
         return None  # the margin on the whole side tells another number: the seam misplaced
     read.values[TURNED_HALF] = 1.0
     read.values[COMPLETED_PAST_EDGE] = 1.0
@@ -438,14 +444,11 @@ def _whole(
             return _turned_across(image, shown, paper)
         return lengthwise
     cut_short = Ignored(outline.corners_xy, CUT_BY_BORDER)
-    boxes = [cv2.boundingRect(c) for c in shown_features.symbols]
-    start = min(box[0] for box in boxes) / width
-    end = max(box[0] + box[2] for box in boxes) / width
-    symbol_width = float(np.median([box[2] for box in boxes])) / width
+    start, end, symbol_width = (v / width for v in _row_extent(shown_features.symbols))
     # a margin on the whole side of another number of symbols (one lies beyond the edge), or
     # of no card, or a symbol's sliver at the edge; blank paper before the cut proves nothing
     ink_cut = _ink_at_cut(image, card, frame, shown_features, paper)
-    if count_by_margin(start, symbol_width) != len(boxes) or ink_cut:
+    if count_by_margin(start, symbol_width) != len(shown_features.symbols) or ink_cut:
         beyond = _past_the_edge(image, shown, frame, card, shown_features, paper, ink_cut)
         return beyond or _turned_across(image, shown, paper) or cut_short
     length = float(np.linalg.norm(frame[1] - frame[0]))
