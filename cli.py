@@ -821,8 +821,10 @@ def _eval_card_free(args: argparse.Namespace) -> int:
     if given:
         raise SetvisionError(f"--card-free reads its own photos as shipped: leave out {given[0]}")
     data = data_dir(args.data)
-    progress = Progress(len(card_free_files()))
-    results = evaluating.card_free_reading(data, _reader(args, _profile(args)), progress.step)
+    files = card_free_files()
+    progress = Progress(len(files))
+    reader = _reader(args, _profile(args))
+    results = evaluating.card_free_reading(data, files, reader, progress.step)
     print("photos checked by eye to show no SET card, read as shipped (every card read is false)")
     print(format_card_free(results))
     for r in results:

@@ -18,11 +18,7 @@ from pathlib import Path
 import numpy as np
 from setvision.app.readers import NO_PROFILE, ProfileChoice, make_reader
 from setvision.solver.errors import SetvisionError
-from setvision.vision.learn.card_free import (
-    CardFreeResult,
-    card_free_files,
-    card_free_result,
-)
+from setvision.vision.learn.card_free import CardFreeResult, card_free_result
 from setvision.vision.learn.dataset import Board, load_boards
 from setvision.vision.learn.evaluate import BoardResult, evaluate
 from setvision.vision.pipeline import CardReader
@@ -52,14 +48,14 @@ def labelled_boards(
 
 
 def card_free_reading(
-    data: Path, reader: CardReader, on_done: OnDone | None = None
+    data: Path, files: Sequence[str], reader: CardReader, on_done: OnDone | None = None
 ) -> list[CardFreeResult]:
-    """The photos checked to show no card (``vision.learn.card_free``), each read by
-    ``reader``; a photo that cannot be read is recorded with its error."""
+    """The photos checked to show no card (``files`` in ``data``: ``card_free_files``), each
+    read by ``reader``; a photo that cannot be read is recorded with its error."""
     from setvision.vision.image import load
 
     results = []
-    for file in card_free_files():
+    for file in files:
         try:
             layout = reader.read_photo(load(str(data / file)))
         except Exception as error:  # noqa: BLE001 - a failure is a result to report
