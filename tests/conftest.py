@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -139,6 +140,11 @@ def drawn():
         _card(image, (340, 190), 100, 30, "purple", 3),
     ]
     return cv2.GaussianBlur(image, (3, 3), 0), expected
+
+
+def symbol_box(x: int, width: int = 30, height: int = 60) -> np.ndarray:
+    """A symbol's contour: a box ``width`` wide from ``x`` along a laid-out card."""
+    return np.array([[[x, 20]], [[x + width, 20]], [[x + width, 20 + height]], [[x, 20 + height]]])
 
 
 def profile_payload(means_first: float) -> dict:

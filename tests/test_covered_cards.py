@@ -3,6 +3,7 @@ margin at its whole end when that margin tells the number its symbols show, neve
 
 import numpy as np
 import pytest
+from conftest import symbol_box
 from setvision.vision.geometry import contains_point
 from setvision.vision.image import rescale
 from setvision.vision.pipeline import covered_at_one_end
@@ -15,13 +16,8 @@ from setvision.vision.read.outline_doubts import doubt_symbols_beyond
 PILE = "boards/Webrewthebestbeer1__set-solver/images__DSC00535.jpg"
 
 
-def _symbol(x: int, width: int = 30, height: int = 60) -> np.ndarray:
-    """A symbol's contour: a box ``width`` wide from ``x`` along a laid-out card."""
-    return np.array([[[x, 20]], [[x + width, 20]], [[x + width, 20 + height]], [[x, 20 + height]]])
-
-
 def _card(*xs: int, width: int = 30) -> CardFeatures:
-    return CardFeatures({}, [_symbol(x, width) for x in xs])
+    return CardFeatures({}, [symbol_box(x, width) for x in xs])
 
 
 def test_one_whole_end_telling_the_number_shown_reads_the_card():
@@ -39,7 +35,8 @@ def test_a_margin_telling_another_number_or_none_leaves_the_card_out():
     # both ends tell the number: the row is centred, nothing under the other card
     assert not covered_at_one_end(_card(36, 76), (142, 100))
     # symbols unlike, or not evenly spaced, are no row of one card
-    assert not covered_at_one_end(CardFeatures({}, [_symbol(36), _symbol(76, 60)]), (200, 100))
+    unlike = CardFeatures({}, [symbol_box(36), symbol_box(76, 60)])
+    assert not covered_at_one_end(unlike, (200, 100))
     assert not covered_at_one_end(_card(36, 110), (200, 100))
     assert not covered_at_one_end(_card(), (200, 100))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from conftest import symbol_box
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.outlines import Outline
 from setvision.vision.pipeline import CardReader, MeasuredCard, _laid_out
@@ -290,72 +291,67 @@ def test_a_cut_card_outlined_short_of_a_symbol_is_not_read_surely(reader, cloth)
         assert reading.card.number == 2 and reading.probabilities["number"][2] >= 0.25
 
 
-def _symbol(x: int, width: int = 30, height: int = 60) -> np.ndarray:
-    """A symbol's contour: a box ``width`` wide from ``x`` along a laid-out card."""
-    return np.array([[[x, 20]], [[x + width, 20]], [[x + width, 20 + height]], [[x, 20 + height]]])
-
-
 def test_a_symbol_at_the_rows_spacing_past_the_outline_runs_the_row_on():
     span, width, margin = (110.0, 240.0), 350, 20.0
-    row = [_symbol(130), _symbol(190)]  # 30 wide, a gap of 30 between them
+    row = [symbol_box(130), symbol_box(190)]  # 30 wide, a gap of 30 between them
     assert not symbol_beyond_row(row, span, width, margin)
-    assert symbol_beyond_row(row + [_symbol(232)], span, width, margin)  # gap 11 after
-    assert symbol_beyond_row(row + [_symbol(88)], span, width, margin)  # gap 11 before
+    assert symbol_beyond_row(row + [symbol_box(232)], span, width, margin)  # gap 11 after
+    assert symbol_beyond_row(row + [symbol_box(88)], span, width, margin)  # gap 11 before
     # a neighbour's symbol stands further off; one cut by the view's end, or of another
     # width, is no symbol of this row
-    assert not symbol_beyond_row(row + [_symbol(250)], span, width, margin)
-    assert not symbol_beyond_row(row + [_symbol(232, width=60)], span, width, margin)
-    assert not symbol_beyond_row(row + [_symbol(232)], span, 270, margin)
+    assert not symbol_beyond_row(row + [symbol_box(250)], span, width, margin)
+    assert not symbol_beyond_row(row + [symbol_box(232, width=60)], span, width, margin)
+    assert not symbol_beyond_row(row + [symbol_box(232)], span, 270, margin)
 
 
 def test_two_whole_symbols_at_a_threes_margin_are_a_three():
     # a three's margin is about 0.55 symbol widths, a two's 1.19; the gap a third of a symbol
-    assert count_past_edge([_symbol(16), _symbol(56)], [], 120) == 3
+    assert count_past_edge([symbol_box(16), symbol_box(56)], [], 120) == 3
     # the third symbol seen cut by the edge allows a margin up to the two's (not beyond it)
-    assert count_past_edge([_symbol(22), _symbol(62)], [], 120) is None
-    assert count_past_edge([_symbol(22), _symbol(62)], [_symbol(102, 18)], 120) == 3
-    assert count_past_edge([_symbol(36), _symbol(76)], [_symbol(116, 4)], 120) is None
+    assert count_past_edge([symbol_box(22), symbol_box(62)], [], 120) is None
+    assert count_past_edge([symbol_box(22), symbol_box(62)], [symbol_box(102, 18)], 120) == 3
+    assert count_past_edge([symbol_box(36), symbol_box(76)], [symbol_box(116, 4)], 120) is None
     # a third symbol would show whole before the edge, and none is there: not known
-    assert count_past_edge([_symbol(16), _symbol(56)], [], 160) is None
+    assert count_past_edge([symbol_box(16), symbol_box(56)], [], 160) is None
     # symbols unlike or far apart, or a cut one before the second: not known
-    assert count_past_edge([_symbol(16), _symbol(56, 50)], [], 120) is None
-    assert count_past_edge([_symbol(16), _symbol(86)], [], 140) is None
-    assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(40, 5)], 120) is None
+    assert count_past_edge([symbol_box(16), symbol_box(56, 50)], [], 120) is None
+    assert count_past_edge([symbol_box(16), symbol_box(86)], [], 140) is None
+    assert count_past_edge([symbol_box(16), symbol_box(56)], [symbol_box(40, 5)], 120) is None
 
 
 def test_a_third_symbol_seen_at_the_edge_where_it_would_stand_makes_a_three():
     # the third would show whole before the edge, but it is seen touching the edge (it may be
     # cut): no card holds more than three, so it is a three all the same
-    assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(96, 28)], 160) == 3
+    assert count_past_edge([symbol_box(16), symbol_box(56)], [symbol_box(96, 28)], 160) == 3
     # something at the edge beyond where a third would stand proves nothing
-    assert count_past_edge([_symbol(16), _symbol(56)], [_symbol(130, 20)], 200) is None
+    assert count_past_edge([symbol_box(16), symbol_box(56)], [symbol_box(130, 20)], 200) is None
 
 
 def test_one_whole_symbol_tells_a_three_by_its_margin_and_a_two_by_the_next_seen_cut():
     # a three's margin (0.53 symbol widths), the next symbol beyond the edge: a three
-    assert count_past_edge([_symbol(16)], [], 60) == 3
+    assert count_past_edge([symbol_box(16)], [], 60) == 3
     # a two's margin (1.2) tells a two only where the second symbol is seen cut, or ink is
-    assert count_past_edge([_symbol(36)], [_symbol(75, 10)], 85) == 2
-    assert count_past_edge([_symbol(36)], [], 85, ink_at_end=True) == 2
-    assert count_past_edge([_symbol(36)], [], 85) is None
+    assert count_past_edge([symbol_box(36)], [symbol_box(75, 10)], 85) == 2
+    assert count_past_edge([symbol_box(36)], [], 85, ink_at_end=True) == 2
+    assert count_past_edge([symbol_box(36)], [], 85) is None
     # a two told from one symbol is not sure (a three cut after its first may look so)
-    assert not row_past_edge([_symbol(36)], [_symbol(75, 10)], 85).sure()
-    assert row_past_edge([_symbol(16)], [], 60).sure()
+    assert not row_past_edge([symbol_box(36)], [symbol_box(75, 10)], 85).sure()
+    assert row_past_edge([symbol_box(16)], [], 60).sure()
     # a margin between a three's and a two's, or a one's, tells no number past the edge
-    assert count_past_edge([_symbol(24)], [_symbol(64, 10)], 74) is None
-    assert count_past_edge([_symbol(55)], [_symbol(95, 10)], 105) is None
+    assert count_past_edge([symbol_box(24)], [symbol_box(64, 10)], 74) is None
+    assert count_past_edge([symbol_box(55)], [symbol_box(95, 10)], 105) is None
     # a second symbol would show whole before the edge, and none is there: not known
-    assert count_past_edge([_symbol(16)], [], 120) is None
+    assert count_past_edge([symbol_box(16)], [], 120) is None
 
 
 def test_ink_cut_by_the_end_counts_as_a_third_symbol_seen():
     # an open symbol cut by the edge leaves arcs, no closed symbol: the ink reaching the card's
     # cut end is what shows it, and allows a margin up to the two's as a symbol seen cut does
-    assert count_past_edge([_symbol(22), _symbol(62)], [], 120) is None
-    assert count_past_edge([_symbol(22), _symbol(62)], [], 120, ink_at_end=True) == 3
-    assert count_past_edge([_symbol(36), _symbol(76)], [], 120, ink_at_end=True) is None
+    assert count_past_edge([symbol_box(22), symbol_box(62)], [], 120) is None
+    assert count_past_edge([symbol_box(22), symbol_box(62)], [], 120, ink_at_end=True) == 3
+    assert count_past_edge([symbol_box(36), symbol_box(76)], [], 120, ink_at_end=True) is None
     # a third would show whole before the edge: ink at the end is no third symbol
-    assert count_past_edge([_symbol(22), _symbol(62)], [], 200, ink_at_end=True) is None
+    assert count_past_edge([symbol_box(22), symbol_box(62)], [], 200, ink_at_end=True) is None
 
 
 def test_a_known_number_is_certain():
