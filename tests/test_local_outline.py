@@ -72,9 +72,13 @@ def test_a_place_read_surely_has_no_variants_and_one_read_poorly_only_its_outlin
     coarse = COARSE
     image = _card(SLANTED)
     assert outline_variants(image, coarse, 0.95) == []
-    (outline,) = outline_variants(image, coarse, 0.1)  # too poor to be worth shrinking
+    outline, *turned = outline_variants(image, coarse, 0.1)  # too poor to be worth shrinking
     assert _corner_distance(outline, SLANTED) < 3.0
-    assert len(outline_variants(image, coarse, None)) == 1  # its own outline unmeasurable
+    # besides, at most the place turned to the card's edges: as large as the place, not shrunk
+    assert len(turned) <= 1
+    assert all(abs(cv2.contourArea(t) - cv2.contourArea(coarse)) < 1.0 for t in turned)
+    unmeasured = outline_variants(image, coarse, None)  # its own outline unmeasurable
+    assert len(unmeasured) == 1 + len(turned)
 
 
 def test_the_slanted_cards_of_a_tray_table_are_read_from_the_nets_places(reader, photo, data_dir):

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from setvision.vision.find.local_outline import local_outline
+from setvision.vision.find.turned_place import turned_place
 from setvision.vision.geometry import convex_overlap, scaled_about_centre, touches_border
 
 #: A place the net sees is counted as a card when read with at least this confidence (the
@@ -50,15 +51,20 @@ def outline_variants(
 ) -> list[np.ndarray]:
     """Other outlines of a place (``corners``) whose own outline read with ``confidence``
     (None: it could not be measured), below ``level``: the card outlined again from the paper
-    around it (``local_outline``: the net's rectangle misses a card seen at a slant), and, read
-    nearly surely (``worth_retrying``), its outline shrunk by ``OUTLINE_SLACK`` (grown, the
-    outline takes in a neighbour's print or table, and the card's margins misread its number)."""
+    around it (``local_outline``: the net's rectangle misses a card seen at a slant), the place
+    turned to the straight edges in it (``turned_place``: where no region parts the card from
+    its table), and, read nearly surely (``worth_retrying``), its outline shrunk by
+    ``OUTLINE_SLACK`` (grown, the outline takes in a neighbour's print or table, and the card's
+    margins misread its number)."""
     if confidence is not None and rescued(confidence, level):
         return []
     variants = []
     local = local_outline(image, corners)
     if local is not None:
         variants.append(local)
+    turned = turned_place(image, corners)
+    if turned is not None:
+        variants.append(turned)
     if confidence is not None and worth_retrying(confidence, level):
         variants.append(scaled_about_centre(corners, 1 - OUTLINE_SLACK))
     return variants
