@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from setvision.vision.geometry import convex_overlap, pixel_corners
+from setvision.vision.geometry import convex_overlap, pixel_corners, turned_about_centre
 
 SQUARE = np.float64([[0, 0], [10, 0], [10, 10], [0, 10]])
 
@@ -41,3 +41,11 @@ def test_pixel_corners_are_the_first_and_last_pixels_clockwise_from_the_top_left
     corners = pixel_corners(3, 2)
     assert corners.dtype == np.float32
     assert corners.tolist() == [[0, 0], [2, 0], [2, 1], [0, 1]]
+
+
+def test_corners_turn_about_their_centre():
+    square = np.float32([[0, 0], [2, 0], [2, 2], [0, 2]])
+    quarter = turned_about_centre(square, 90.0)  # clockwise on an image: each corner to the next
+    assert np.allclose(quarter, np.roll(square, -1, axis=0), atol=1e-5)
+    assert np.allclose(turned_about_centre(square, 0.0), square)
+    assert quarter.dtype == np.float32

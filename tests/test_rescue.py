@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from setvision.vision.find.finder import find_cards, net_places, place_outline
-from setvision.vision.geometry import convex_iou
+from setvision.vision.geometry import convex_iou, scaled_about_centre, turned_about_centre
 from setvision.vision.learn.find_training import HeldOutOutlines
 from setvision.vision.learn.vetting_eval import read_found
 from setvision.vision.read.rescue import (
@@ -55,10 +55,7 @@ def test_a_coarse_place_on_a_card_is_taken(reader, shelf):
     """The net's outlines are coarse: a card's outline grown by a tenth and turned 4 degrees
     still reads as that card."""
     card = find_cards(shelf.image).outlines[0].corners_xy
-    centre = card.mean(axis=0)
-    turn = np.deg2rad(4.0)
-    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
-    coarse = (card - centre) @ rotation.T * np.float32(1.1) + centre
+    coarse = scaled_about_centre(turned_about_centre(card, 4.0), 1.1)
     taken = reader.rescue(shelf.image, [place_outline(coarse, _size(shelf.image), 2.0)])
     assert len(taken) == 1 and taken[0].found_probability == 0.0
 

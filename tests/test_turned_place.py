@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.turned_place import MIN_TURN, edge_angle, turned_place
-from setvision.vision.geometry import convex_iou
+from setvision.vision.geometry import convex_iou, turned_about_centre
 from setvision.vision.image import rescale
 from setvision.vision.read.rescue import outline_variants
 
@@ -20,18 +20,11 @@ PILE = "boards/Webrewthebestbeer1__set-solver/images__DSC00580.jpg"
 PILE_CARD = np.array([317.0, 553.0])
 
 
-def _turned(corners: np.ndarray, degrees: float) -> np.ndarray:
-    centre = corners.mean(axis=0)
-    turn = np.radians(degrees)
-    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
-    return ((corners - centre) @ rotation.T + centre).astype(np.float32)
-
-
 def test_a_place_turned_off_a_drawn_card_is_turned_back_onto_it(drawn):
     image, (_, slanted) = drawn  # the second card lies turned by 30 degrees
     card = np.asarray(slanted, np.float32)
     for off in (-20.0, -8.0, 12.0):
-        place = _turned(card, off)
+        place = turned_about_centre(card, off)
         assert convex_iou(place, card) < 0.9
         turned = turned_place(image, place)
         assert turned is not None
@@ -42,7 +35,7 @@ def test_a_place_along_its_card_or_on_a_bare_table_is_left_as_it_is(drawn):
     image, (_, slanted) = drawn
     card = np.asarray(slanted, np.float32)
     assert turned_place(image, card) is None  # already within MIN_TURN of the card's edges
-    assert turned_place(image, _turned(card, MIN_TURN / 2)) is None
+    assert turned_place(image, turned_about_centre(card, MIN_TURN / 2)) is None
     blank = np.full((200, 200, 3), 128, np.uint8)
     square = np.array([[50, 50], [150, 60], [140, 160], [40, 150]], np.float32)
     assert edge_angle(blank, square) is None and turned_place(blank, square) is None
@@ -51,7 +44,7 @@ def test_a_place_along_its_card_or_on_a_bare_table_is_left_as_it_is(drawn):
 
 def test_the_turned_place_is_one_of_a_places_outline_variants(drawn):
     image, (_, slanted) = drawn
-    place = _turned(np.asarray(slanted, np.float32), 15.0)
+    place = turned_about_centre(np.asarray(slanted, np.float32), 15.0)
     variants = outline_variants(image, place, 0.2)
     assert any(convex_iou(v, np.asarray(slanted, np.float32)) > 0.97 for v in variants)
 

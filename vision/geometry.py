@@ -37,6 +37,14 @@ def scaled_about_centre(corners: np.ndarray, factor: float) -> np.ndarray:
     return ((corners - centre) * np.float32(factor) + centre).astype(np.float32)
 
 
+def turned_about_centre(corners: np.ndarray, degrees: float) -> np.ndarray:
+    """The corners turned by ``degrees`` about their centre (clockwise on an image, y down)."""
+    turn = np.radians(degrees)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
+    centre = corners.mean(axis=0)
+    return ((corners - centre) @ rotation.T + centre).astype(np.float32)
+
+
 def side_lengths(corners: np.ndarray) -> np.ndarray:
     """Lengths of the sides 0-1, 1-2, 2-3, 3-0."""
     d = corners[_NEXT] - corners

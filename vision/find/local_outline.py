@@ -11,6 +11,8 @@ centre and follows most of it is the card's outline, read as one more variant of
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 from setvision.vision.find.candidates import EDGE_LEVELS, MIN_FILL, make_maps
@@ -75,27 +77,59 @@ def _quad(contour: np.ndarray) -> np.ndarray | None:
     return order_corners(corners.reshape(4, 2).astype(np.float32)) if len(corners) == 4 else None
 
 
-def local_outline(image: np.ndarray, place: np.ndarray) -> np.ndarray | None:
-    """The outline (corners in ``image``'s pixels) of the card at ``place`` (a quad there), as
-    the region around it follows it; None where none does."""
+@dataclass(frozen=True)
+class PlaceCrop:
+    """The image around a place, and how it maps onto that crop scaled to ``PLACE_PX`` per
+    place: regions and edges are measured at one scale whatever the photo's."""
+
+    pixels: np.ndarray  # the crop, in the image's own pixels
+    low: np.ndarray  # its top-left corner in the image (x, y)
+    scale: float  # crop pixels per image pixel once scaled
+    size: tuple[int, int]  # (width, height) once scaled
+    area: float  # the place's area (image pixels)
+
+    def scaled(self, pixels: np.ndarray) -> np.ndarray:
+        """``pixels`` (this crop's, or a map of it) scaled to ``size``."""
+        shrinking = self.scale < 1
+        interpolation = cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
+        return cv2.resize(pixels, self.size, interpolation=interpolation)
+
+
+def place_crop(
+    image: np.ndarray, place: np.ndarray, growth: float = 0.0, band_px: float = 0.0
+) -> PlaceCrop | None:
+    """The crop of ``image`` around ``place`` (a quad in its pixels), its bounding box grown on
+    every side by ``growth`` of the place's size (square root of its area) and by ``band_px``
+    pixels of the scaled crop; None for a place too small to look at."""
     place = np.asarray(place, np.float32).reshape(4, 2)
     area = float(cv2.contourArea(place))
     if area <= 1.0:
         return None
     size = np.sqrt(area)
-    height, width = image.shape[:2]
-    low = np.maximum(np.floor(place.min(axis=0) - CROP_GROWTH * size), 0).astype(int)
-    high = np.minimum(np.ceil(place.max(axis=0) + CROP_GROWTH * size), [width, height]).astype(int)
     scale = PLACE_PX / size
+    reach = growth * size + band_px / scale
+    height, width = image.shape[:2]
+    low = np.maximum(np.floor(place.min(axis=0) - reach), 0).astype(int)
+    high = np.minimum(np.ceil(place.max(axis=0) + reach), [width, height]).astype(int)
     crop = image[low[1] : high[1], low[0] : high[0]]
     shape = (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale)))
     if min(crop.shape[:2]) < 2 or min(shape) < 8:
         return None
-    shrinking = scale < 1
-    crop = cv2.resize(crop, shape, interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
+    return PlaceCrop(crop, low, scale, shape, area)
+
+
+def local_outline(image: np.ndarray, place: np.ndarray) -> np.ndarray | None:
+    """The outline (corners in ``image``'s pixels) of the card at ``place`` (a quad there), as
+    the region around it follows it; None where none does."""
+    place = np.asarray(place, np.float32).reshape(4, 2)
+    around = place_crop(image, place, growth=CROP_GROWTH)
+    if around is None:
+        return None
+    low, scale = around.low, around.scale
+    crop = around.scaled(around.pixels)
     target = ((place - low) * scale).astype(np.float32)
     centre = tuple(target.mean(axis=0))
-    target_area = area * scale * scale
+    target_area = around.area * scale * scale
     best, best_iou = None, MIN_PLACE_IOU
     for mask, inside in _masks(crop):
         contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)

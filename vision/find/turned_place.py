@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from setvision.vision.find.local_outline import PLACE_PX
-from setvision.vision.geometry import order_corners
+from setvision.vision.find.local_outline import place_crop
+from setvision.vision.geometry import order_corners, turned_about_centre
 
 #: The strongest gradients inside the place (this share of its pixels) tell the edges' angle.
 STRONG_SHARE = 0.15
@@ -33,21 +33,11 @@ def edge_angle(image: np.ndarray, place: np.ndarray) -> float | None:
     ``place`` (a quad in ``image``'s pixels) run, modulo a right angle; None for a place too
     small to look at or without edges."""
     place = np.asarray(place, np.float32).reshape(4, 2)
-    area = float(cv2.contourArea(place))
-    if area <= 1.0:
+    around = place_crop(image, place, band_px=BAND_PX)
+    if around is None:
         return None
-    scale = PLACE_PX / np.sqrt(area)
-    reach = BAND_PX / scale
-    height, width = image.shape[:2]
-    low = np.maximum(np.floor(place.min(axis=0) - reach), 0).astype(int)
-    high = np.minimum(np.ceil(place.max(axis=0) + reach), [width, height]).astype(int)
-    crop = image[low[1] : high[1], low[0] : high[0]]
-    shape = (round(crop.shape[1] * scale), round(crop.shape[0] * scale))
-    if min(crop.shape[:2]) < 2 or min(shape) < 8:
-        return None
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    shrinking = scale < 1
-    grey = cv2.resize(grey, shape, interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
+    crop, low, scale = around.pixels, around.low, around.scale
+    grey = around.scaled(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop)
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     magnitude = cv2.magnitude(gx, gy)
@@ -87,9 +77,4 @@ def turned_place(image: np.ndarray, place: np.ndarray) -> np.ndarray | None:
     turn = (angle - own + 45.0) % 90.0 - 45.0
     if abs(turn) < MIN_TURN:
         return None
-    radians = np.radians(turn)
-    rotation = np.array(
-        [[np.cos(radians), -np.sin(radians)], [np.sin(radians), np.cos(radians)]], np.float32
-    )
-    centre = corners.mean(axis=0)
-    return ((corners - centre) @ rotation.T + centre).astype(np.float32)
+    return turned_about_centre(corners, turn)
