@@ -38,9 +38,11 @@ def edge_angle(image: np.ndarray, place: np.ndarray) -> float | None:
         return None
     crop, low, scale = around.pixels, around.low, around.scale
     grey = around.scaled(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop)
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-    magnitude = cv2.magnitude(gx, gy)
+    # integer derivatives and numpy's root, as ``candidates.make_maps`` takes them: OpenCV's
+    # float magnitude differs in the last bits with how the work is split between threads
+    gx = cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3).astype(np.float32)
+    gy = cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3).astype(np.float32)
+    magnitude = np.sqrt(gx * gx + gy * gy)
     inside = np.zeros(grey.shape, np.uint8)
     cv2.fillPoly(inside, [np.round((place - low) * scale).astype(np.int32)], 1)
     band = np.ones((2 * BAND_PX + 1,) * 2, np.uint8)
