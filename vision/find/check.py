@@ -26,8 +26,82 @@ _GAP = 8
 PITCH = 0.58
 #: With ``even``, a card's paper may hold at most this share far darker than the rest.
 UNEVEN = 0.1
-#: Margins (in patch pixels): symbols keep clear of the outer band; the ring is the margin.
+#: Margins (in patch pixels): symbols keep clear of the outer band; the ring is the margin. The
+#: outermost ``_EDGE`` pixels of the patch are left out of the checks.
 _MARGIN, _EDGE = 6, 2
+
+# Hand-set tuning of the checks below. Lightness and a/b are OpenCV's 8-bit Lab levels (0-255,
+# a and b centred on 0); shares of the patch are of its width or height as said.
+
+#: Paper tint: every this many ring pixels fit the paper's plane, and every this many of those
+#: seed the fit (their median); counts.
+_TINT_STEP, _TINT_SEED_STEP = 2, 2
+#: Paper tint: reweighting passes (a count), and how far (a/b levels) a ring pixel's colour may
+#: lie from the fitted paper's and still weigh in the fit.
+_TINT_PASSES, _TINT_STRAY = 2, 6
+#: Filter sizes (square kernels, patch pixels): the black-hat that finds ink darker than its
+#: surroundings (see ``_GAP``); the blur and the black-hat that find thin dark lines (dividers);
+#: the dilation that joins a symbol's ink into one blob.
+_DARK_KERNEL = 15
+_VALLEY_BLUR, _VALLEY_KERNEL = 3, 5
+_BLOB_JOIN = 3
+#: Dividers: a valley deeper than this (lightness levels) is part of a thin dark line.
+_LINE_DEPTH = 8
+#: Dividers: a line must reach into the bands at both its ends, each at least this many patch
+#: pixels and this share of the line's length (the patch's side along it), and cover more than
+#: this share of each end band's rows, and of all rows.
+_LINE_END_MIN, _LINE_END, _LINE_END_COVER, _LINE_COVER = 3, 0.14, 0.6, 0.85
+#: Dividers: lines are sought only between these shares of the patch's side across them.
+_LINE_FROM, _LINE_TO = 0.2, 0.8
+#: A quad nearer square than this (long side over short) is also tried turned by a quarter,
+#: unless it passed with its tallest symbol standing: height over width at least this.
+_SQUARE, _STANDING = 1.4, 1.5
+#: Ink: its strength (darkness plus colour beyond the paper's) must pass the patch's Otsu
+#: threshold, held between these levels.
+_INK_MIN, _INK_MAX = 12, 25
+#: Symbol ink (not shading): colour beyond the paper's by more than this (a/b levels), or darker
+#: than its surroundings by more than this (lightness levels).
+_MARK_COLOUR, _MARK_DARK = 6, 40
+#: Width (patch pixels) of the outer band, just inside the left-out edge, that symbols keep off.
+_BAND = 3
+#: Ring pixels darker than this share of the paper's lightness are table.
+_RING_DARK = 0.5
+#: With ``even``: the paper's brightest part is its brightest this share of pixels; paper darker
+#: than this share of that part's lightness is far darker.
+_BRIGHTEST, _FAR_DARKER = 0.1, 0.6
+#: An ink blob is a symbol when its bounding box and its area reach these (patch pixels, square);
+#: a card's inner patch is more than this share ink and less than this share.
+_BLOB_BOX, _BLOB_AREA, _INK_SHARE_MIN, _INK_SHARE_MAX = 20, 12, 0.02, 0.8
+#: Faint ink (table texture): mean colour beyond the paper's under this (a/b levels) and mean
+#: darkness under this (lightness levels).
+_FAINT_COLOUR, _FAINT_DARK = 2, 25
+#: Most of the outer band symbol ink may cover, and most of the ring table may (shares).
+_BAND_INK, _RING_TABLE = 0.1, 0.1
+#: The tallest symbol's height, as a share of the patch's height: at least (whole card; card
+#: cut by the image's border) and at most.
+_SYMBOL_MIN, _CUT_SYMBOL_MIN, _SYMBOL_MAX = 0.35, 0.25, 0.88
+#: How far the tallest symbol's centre may lie from the patch's middle (share of its height).
+_OFF_CENTRE = 0.2
+#: A symbol lying (half a card, or two cards): height under this times its width, and under
+#: this share of the patch's height.
+_LYING, _LYING_HEIGHT = 1.15, 0.55
+#: Card length: a column holds a symbol when at least this share of the tallest column's height.
+_COLUMN = 0.3
+#: Card length: a run of columns is a symbol (not a line) when at least this many patch pixels
+#: wide and this share of the widest run.
+_RUN_MIN, _RUN_SHARE = 2, 0.5
+#: Card length: the symbols are alike when the widest is at most this times the narrowest.
+_RUN_SPREAD = 1.4
+#: Card length: every symbol seen whole, its peak at least this share of the patch's height.
+_PEAK_MIN = 0.6
+#: Card length: one end's margin is clearly narrower when under this share of the other's.
+_SHORT_END = 0.6
+#: Edge support: the stretch of each side sampled (shares of its length, ends left out), the
+#: offsets across it where the step is sought (image pixels), and the least step (lightness
+#: levels per pixel).
+_SIDE_FROM, _SIDE_TO = 0.12, 0.88
+_SIDE_OFFSETS = (-1.5, -0.5, 0.5, 1.5)
+_SIDE_STEP = 6
 
 
 @dataclass(frozen=True)
@@ -146,12 +220,12 @@ def _paper_tint(a_chan: np.ndarray, b_chan: np.ndarray, ring: np.ndarray) -> np.
     """
     n, height, width = a_chan.shape
     ys, xs = np.nonzero(ring)
-    ys, xs = ys[::2], xs[::2]  # half the ring fits the plane as well
+    ys, xs = ys[::_TINT_STEP], xs[::_TINT_STEP]  # half the ring fits the plane as well
     design = _PLANE_TERMS[:, ys * width + xs].T
     values = np.stack([a_chan[:, ys, xs], b_chan[:, ys, xs]], axis=1)  # (n, 2, N)
-    fitted = np.median(values[:, :, ::2], axis=2, keepdims=True)
-    for _ in range(2):
-        weight = (np.abs(values - fitted).max(axis=1) < 6).astype(np.float32)  # (n, N)
+    fitted = np.median(values[:, :, ::_TINT_SEED_STEP], axis=2, keepdims=True)
+    for _ in range(_TINT_PASSES):
+        weight = (np.abs(values - fitted).max(axis=1) < _TINT_STRAY).astype(np.float32)  # (n, N)
         weighted = weight[:, :, None] * design[None]  # (n, N, 3)
         normal = weighted.transpose(0, 2, 1) @ design + 1e-3 * np.eye(3, dtype=np.float32)
         target = values @ weighted  # (n, 2, 3)
@@ -167,7 +241,7 @@ def _dividers(valley: np.ndarray) -> np.ndarray:
     as well as the middle means the quad holds more than one card. Only thin dark lines count: a
     shadow's edge across a card is a step, not a line.
     """
-    line = valley > 8
+    line = valley > _LINE_DEPTH
     found = np.zeros(valley.shape[0], bool)
     for axis in (1, 2):  # lines along y (columns), then along x (rows)
         cover = line if axis == 1 else line.transpose(0, 2, 1)
@@ -175,16 +249,17 @@ def _dividers(valley: np.ndarray) -> np.ndarray:
         spread = cover.copy()  # a line may wander by a pixel
         spread[:, :, 1:] |= cover[:, :, :-1]
         spread[:, :, :-1] |= cover[:, :, 1:]
-        edge = max(3, int(0.14 * h))
+        edge = max(_LINE_END_MIN, int(_LINE_END * h))
         ends = np.minimum(
-            spread[:, 2:edge].sum(axis=1, dtype=np.int16),
-            spread[:, h - edge : h - 2].sum(axis=1, dtype=np.int16),
+            spread[:, _EDGE:edge].sum(axis=1, dtype=np.int16),
+            spread[:, h - edge : h - _EDGE].sum(axis=1, dtype=np.int16),
         )
-        whole = spread[:, 2 : h - 2].sum(axis=1, dtype=np.int16)
-        lo, hi = int(0.2 * w), int(0.8 * w)
-        found |= ((ends[:, lo:hi] > 0.6 * (edge - 2)) & (whole[:, lo:hi] > 0.85 * (h - 4))).any(
-            axis=1
-        )
+        whole = spread[:, _EDGE : h - _EDGE].sum(axis=1, dtype=np.int16)
+        lo, hi = int(_LINE_FROM * w), int(_LINE_TO * w)
+        found |= (
+            (ends[:, lo:hi] > _LINE_END_COVER * (edge - _EDGE))
+            & (whole[:, lo:hi] > _LINE_COVER * (h - 2 * _EDGE))
+        ).any(axis=1)
     return found
 
 
@@ -208,7 +283,7 @@ def inspect(
     again = [
         k
         for k, first in enumerate(firsts)
-        if aspect_ratio(first) < 1.4 and (not out[k].ok or out[k].upright < 1.5)
+        if aspect_ratio(first) < _SQUARE and (not out[k].ok or out[k].upright < _STANDING)
     ]
     turned = _inspect(
         image, [firsts[k][[1, 2, 3, 0]] for k in again], [hidden[k] for k in again], even
@@ -234,10 +309,14 @@ def _inspect(
     chroma_strip = cv2.magnitude(a_strip, b_strip)
     apart = np.pad(light_strip.reshape(n, _SLOT_H, _SLOT_W), ((0, 0), (_GAP, _GAP), (0, 0)), "edge")
     dark_apart = cv2.morphologyEx(
-        apart.reshape(-1, _SLOT_W), cv2.MORPH_BLACKHAT, np.ones((15, 15), np.uint8)
+        apart.reshape(-1, _SLOT_W),
+        cv2.MORPH_BLACKHAT,
+        np.ones((_DARK_KERNEL, _DARK_KERNEL), np.uint8),
     ).reshape(n, _SLOT_H + 2 * _GAP, _SLOT_W)
-    grey = cv2.GaussianBlur(light_strip, (3, 3), 0)
-    valley_strip = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((5, 5), np.uint8))
+    grey = cv2.GaussianBlur(light_strip, (_VALLEY_BLUR, _VALLEY_BLUR), 0)
+    valley_strip = cv2.morphologyEx(
+        grey, cv2.MORPH_BLACKHAT, np.ones((_VALLEY_KERNEL, _VALLEY_KERNEL), np.uint8)
+    )
 
     def core(a: np.ndarray) -> np.ndarray:
         return a.reshape(n, _SLOT_H, _SLOT_W)[:, _TOP : _TOP + PATCH_H, PAD : PAD + PATCH_W]
@@ -262,15 +341,15 @@ def _inspect(
     ).reshape(n, PATCH_H, PATCH_W)
     strength = dark + excess
     otsu = _otsu(np.clip(strength[:, inner], 0, 255).astype(np.uint8))
-    ink = strength > np.clip(otsu, 12, 25)[:, None, None]
+    ink = strength > np.clip(otsu, _INK_MIN, _INK_MAX)[:, None, None]
     ink_share = ink[:, inner].mean(axis=1)
     ink_count = np.maximum(ink.sum(axis=(1, 2)), 1)
     ink_colour = (excess * ink).sum(axis=(1, 2)) / ink_count
     ink_dark = (dark * ink).sum(axis=(1, 2)) / ink_count
     # symbol ink (colour, or black) reaching the outer band: a quad inside a symbol, or a
     # quad cutting through a card; shading and table slivers are neither
-    marks = ink & ((excess > 6) | (dark > 40))
-    b0, b1 = e, e + 3
+    marks = ink & ((excess > _MARK_COLOUR) | (dark > _MARK_DARK))
+    b0, b1 = e, e + _BAND
     bands = np.stack(
         [
             marks[:, b0:b1, m:-m].mean(axis=(1, 2)),
@@ -284,19 +363,21 @@ def _inspect(
     paper_count = np.maximum(paper.sum(axis=(1, 2)), 1)
     paper_light = (light * paper).sum(axis=(1, 2)) / paper_count
     paper_chroma_in = (chroma * paper).sum(axis=(1, 2)) / paper_count
-    dark_ring = (light[:, ring] < 0.5 * paper_light[:, None]).mean(axis=1)
+    dark_ring = (light[:, ring] < _RING_DARK * paper_light[:, None]).mean(axis=1)
     dark_paper = np.zeros(n)
     if even:  # much of the paper far darker than its brightest part: table taken for paper
         values = np.where(paper, light, -1.0).reshape(n, -1)
-        rank = values.shape[1] - 1 - (paper_count * 0.1).astype(int)
+        rank = values.shape[1] - 1 - (paper_count * _BRIGHTEST).astype(int)
         brightest = np.array([np.partition(v, r)[r] for v, r in zip(values, rank)])
-        dark = (light < 0.6 * brightest[:, None, None]) & paper
+        dark = (light < _FAR_DARKER * brightest[:, None, None]) & paper
         dark_paper = dark.sum(axis=(1, 2)) / paper_count
 
     # the tallest ink blob of each patch: a symbol, standing across the card
     blobs = np.zeros((n, _SLOT_H, _SLOT_W), np.uint8)
     blobs[:, _TOP : _TOP + PATCH_H, PAD : PAD + PATCH_W] = ink & inner
-    blobs = cv2.dilate(blobs.reshape(n * _SLOT_H, _SLOT_W), np.ones((3, 3), np.uint8))
+    blobs = cv2.dilate(
+        blobs.reshape(n * _SLOT_H, _SLOT_W), np.ones((_BLOB_JOIN, _BLOB_JOIN), np.uint8)
+    )
     contours, _ = cv2.findContours(blobs, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     tall = np.full(n, -1)
     top = np.zeros(n)
@@ -304,7 +385,7 @@ def _inspect(
     symbols = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
-        if w * h < 20 or cv2.contourArea(contour) < 12:
+        if w * h < _BLOB_BOX or cv2.contourArea(contour) < _BLOB_AREA:
             continue
         symbols.append(contour)
         slot = y // _SLOT_H
@@ -324,21 +405,24 @@ def _inspect(
     for k in range(n):
         h = tall[k]
         centre = (top[k] + h / 2) / PATCH_H
-        if not 0.02 < ink_share[k] < 0.8:
+        if not _INK_SHARE_MIN < ink_share[k] < _INK_SHARE_MAX:
             reason = "ink share"
-        elif ink_colour[k] < 2 and ink_dark[k] < 25:
+        elif ink_colour[k] < _FAINT_COLOUR and ink_dark[k] < _FAINT_DARK:
             reason = "faint ink"  # table texture: SET inks are coloured, or clearly dark
-        elif bands[k] > 0.1:
+        elif bands[k] > _BAND_INK:
             reason = "ink at the edge"
-        elif dark_ring[k] > 0.1:
+        elif dark_ring[k] > _RING_TABLE:
             reason = "table inside"
         elif h < 0:
             reason = "no symbol"
-        elif cut[k] and not 0.25 * PATCH_H <= h <= 0.88 * PATCH_H:
+        elif cut[k] and not _CUT_SYMBOL_MIN * PATCH_H <= h <= _SYMBOL_MAX * PATCH_H:
             reason = "symbol size"  # a symbol may be cut by the border: less is known
-        elif not cut[k] and (not 0.35 * PATCH_H <= h <= 0.88 * PATCH_H or abs(centre - 0.5) > 0.2):
+        elif not cut[k] and (
+            not _SYMBOL_MIN * PATCH_H <= h <= _SYMBOL_MAX * PATCH_H
+            or abs(centre - 0.5) > _OFF_CENTRE
+        ):
             reason = "symbol size"
-        elif not cut[k] and h < 1.15 * wide[k] and h < 0.55 * PATCH_H:
+        elif not cut[k] and h < _LYING * wide[k] and h < _LYING_HEIGHT * PATCH_H:
             reason = "symbol lying"  # half a card, or two cards side by side
         elif divider[k]:
             reason = "divider"
@@ -372,7 +456,7 @@ def _lengths(heights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     n, width = heights.shape
     length, short_end = np.zeros(n), np.zeros(n, int)
-    column = heights >= 0.3 * heights.max(axis=1, keepdims=True)
+    column = heights >= _COLUMN * heights.max(axis=1, keepdims=True)
     inner = _MARGIN - _EDGE
     column[:, :inner] = column[:, -inner:] = False  # symbols lie inside the margins
     change = column[:, 1:] != column[:, :-1]
@@ -380,15 +464,16 @@ def _lengths(heights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         bounds = (np.flatnonzero(change[k]) + 1).tolist()
         found = list(zip(bounds[::2], bounds[1::2]))
         widest = max(b - a for a, b in found)
-        runs = [(a, b) for a, b in found if b - a >= max(2, 0.5 * widest)]  # not lines
-        if len(runs) < 2 or widest > 1.4 * min(b - a for a, b in runs):
+        # runs wide enough to be symbols, not lines
+        runs = [(a, b) for a, b in found if b - a >= max(_RUN_MIN, _RUN_SHARE * widest)]
+        if len(runs) < 2 or widest > _RUN_SPREAD * min(b - a for a, b in runs):
             continue  # touching symbols show as one: their spacing is not known
         narrowest = min(b - a for a, b in runs)
         if any(c - b > narrowest for (_, b), (c, _) in zip(runs, runs[1:])):
             continue  # symbols stand close together: one was not seen
         profile = heights[k].tolist()
         peaks = sorted(max(profile[a:b]) for a, b in runs)
-        if peaks[0] < 0.6 * PATCH_H:
+        if peaks[0] < _PEAK_MIN * PATCH_H:
             continue  # a symbol seen in part only (faint, or broken up)
         pitch = (runs[-1][0] + runs[-1][1] - runs[0][0] - runs[0][1]) / 2 / (len(runs) - 1)
         length[k] = PITCH * peaks[len(peaks) // 2] / pitch
@@ -397,7 +482,7 @@ def _lengths(heights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         start = max([b for a, b in lines if b <= runs[0][0]], default=0)
         stop = min([a for a, b in lines if a >= runs[-1][1]], default=width)
         before, after = runs[0][0] - start, stop - runs[-1][1]
-        if min(before, after) < 0.6 * max(before, after):
+        if min(before, after) < _SHORT_END * max(before, after):
             short_end[k] = -1 if before < after else 1
     return length, short_end
 
@@ -415,8 +500,8 @@ def edge_support(
     d = b - a
     length = np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-6)
     normal = np.stack([-d[..., 1], d[..., 0]], axis=2) / length  # (N, 4, 2)
-    t = np.linspace(0.12, 0.88, samples)
-    offsets = np.array([-1.5, -0.5, 0.5, 1.5])
+    t = np.linspace(_SIDE_FROM, _SIDE_TO, samples)
+    offsets = np.array(_SIDE_OFFSETS)
     points = (
         a[:, :, None, None, :]
         + t[None, None, :, None, None] * d[:, :, None, None, :]
@@ -432,5 +517,5 @@ def edge_support(
     )
     best = g.max(axis=3)
     valid = inside.all(axis=3)
-    good = ((best > 6) & valid).sum(axis=(1, 2))
+    good = ((best > _SIDE_STEP) & valid).sum(axis=(1, 2))
     return good / np.maximum(valid.sum(axis=(1, 2)), 1)

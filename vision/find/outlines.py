@@ -71,6 +71,157 @@ WHITE_SHIFT = 20
 #: whose sides step by 1 to 3 units (the learned model judges what it adds).
 FAINT_EDGE = 1.0
 
+# ---- the paper score and the photo's white (``_View``, ``_white_point``)
+#: The paper score: lightness and chroma weighted so, plus an offset (levels of 255), blurred
+#: over this window (pixels): white paper scores high, any coloured or dark table low.
+SCORE_LIGHT, SCORE_CHROMA, SCORE_OFFSET = 0.8, -1.2, 50
+SCORE_BLUR = (3, 3)
+#: Where nothing is darker than paper, the table is taken this far below Otsu's level (score
+#: units).
+TABLE_BELOW_PAPER = 30
+#: The table's colour is sampled every this many pixels, and only told when at least this share
+#: of the samples is table.
+TABLE_SAMPLE_STEP, MIN_TABLE_SHARE = 4, 0.1
+#: The photo's white: its pixels above this share of them by lightness (the cards' paper).
+WHITE_QUANTILE = 0.9
+#: That white is trusted fully while its Lab a and b spread at most the first less the second
+#: (units of Lab), not at all from the first: one even colour, as paper is.
+WHITE_UNTRUSTED_SPREAD, WHITE_TRUST_RAMP = 12.0, 6.0
+
+# ---- card-shaped regions (``_card_shaped``, ``_cut_masks``, ``_split``, ``_dedupe``)
+#: A region fills at least this share of its convex hull, and this range of its fitted quad
+#: (the part within the image).
+MIN_REGION_SOLIDITY = 0.88
+REGION_FILL = (0.85, 1.08)
+#: A card's quad is shorter than this many times its width, its corners within these angles
+#: (degrees), from any angle of view.
+MAX_CARD_ASPECT = 2.6
+CORNER_ANGLES = (50, 130)
+#: A card takes this share of the work image's area at least and at most.
+CARD_AREA_SHARES = (0.002, 0.35)
+#: The levels tried where paper is left unexplained: evenly spaced between these percentiles
+#: of the paper score there, this many steps apart (both ends left out).
+CUT_PERCENTILES = (20, 99.5)
+CUT_LEVEL_STEPS = 6
+#: The lightness is blurred over this window (pixels) before its thin dark lines and edges are
+#: looked for; a line or edge cuts the regions this wide (pixels, a square).
+CUT_BLUR = (5, 5)
+CUT_GROW = (3, 3)
+#: A thin dark line (a gap between cards, a shadow's edge) is narrower than this (pixels) and
+#: darker than its surroundings by more than the first (lightness levels) to cut regions; the
+#: low paper mask keeps to pixels darker by less than the second.
+VALLEY_WIDTH = 7
+VALLEY_CUT, VALLEY_CLEAR = 8, 10
+#: Canny's (low, high) gradient levels for the edges that cut regions.
+CUT_CANNY_LEVELS = ((10, 30), (20, 60))
+#: Touching cards are parted from the cores of their paper: what lies deeper inside it than
+#: this share of the deepest paper, and at least this many pixels.
+CORE_DEPTH, MIN_CORE_PX = 0.35, 2.0
+#: Quads whose corners all lie within this many pixels of another's are one.
+SAME_CORNERS_PX = 2.5
+#: The area left around paper left unexplained (pixels each way) when it is binarised again.
+ROI_PAD_PX = 6
+
+# ---- the photo's typical card (``_select``, ``_consistent``, ``_symbol_cards``, ``_find``)
+#: The photo's cards tell their typical size, length or paper when at least this many show it
+#: (candidates: this many more than one, when few have clear sides).
+MIN_CARDS_TO_COMPARE = 3
+MIN_CANDIDATES_TO_COMPARE = 4
+#: A quad whose sides show as edges on at least this share of their length is cleanly outlined.
+CLEAR_SUPPORT = 0.8
+#: Quads more than this many times the typical card's area are not one card; uncut cards are at
+#: least this share of it, cards cut by the border this share of its region.
+MAX_CARD_FACTOR = 3
+MIN_CARD_SHARE = 0.33
+MIN_CUT_CARD_SHARE = 0.12
+#: A card's paper is at least this share of the typical paper's lightness (even in deep shade);
+#: paper more coloured than the typical by more than this (chroma, levels of 255) is trusted
+#: only on a clean, uncut outline at least this share of the typical lightness (not glare).
+MIN_PAPER_LIGHT = 0.45
+PAPER_CHROMA_EXCESS = 10
+GLARE_LIGHT = 0.8
+#: Paper left unexplained is looked into when at least this share of a typical card.
+UNEXPLAINED_SHARE = 0.3
+#: A card more than this many times the typical card's area may be two cards taken for one.
+MERGED_FACTOR = 1.6
+#: The kernel (pixels) that grows the cards found and cleans the paper left unexplained.
+UNEXPLAINED_KERNEL = (5, 5)
+
+# ---- one outline per card (``_select``, ``_on_top``, ``_over``)
+#: Two quads overlapping by more than this share of their union are one card; the one whose
+#: sides show clearer by this edge support replaces the other.
+SAME_CARD_OVERLAP = 0.75
+CLEARER_SUPPORT = 0.1
+#: A quad lies inside another when this share of it does; a group of cards holds others of at
+#: least this share of its area.
+INSIDE_SHARE = 0.85
+MIN_HELD_SHARE = 0.2
+#: A region overlapping a card found from its symbols by this share of the smaller, holding
+#: some of its symbols, is a piece of it.
+PIECE_OVERLAP = 0.3
+#: Cards overlapping by this share of the smaller or less do not touch; by more than the second,
+#: one cannot lie on the other (they are one, or a group).
+NEGLIGIBLE_OVERLAP, MAX_COVER_OVERLAP = 0.05, 0.7
+#: A card lies on top when at least this share of its sides over the other show as edges, this
+#: share more than the other's; overlapping by at most the third, either may lie on top.
+CLEAR_OVER, OVER_MARGIN, EITHER_ON_TOP = 0.5, 0.2, 0.5
+#: Where a card's sides cross another, they are looked at inside it shrunk by this factor, at
+#: this many points between these shares of each side, at these offsets across it (pixels).
+OVER_SHRINK = 0.92
+OVER_POINTS, OVER_SPAN = 24, (0.1, 0.9)
+OVER_OFFSETS = (-1.5, -0.5, 0.5, 1.5)
+#: An edge steps by more than this in lightness (levels of 255 per pixel); a side is judged
+#: from at least this many points.
+EDGE_STEP = 4
+MIN_OVER_POINTS = 6
+
+# ---- covered cards (``_covering``, ``_lengthen_short``, ``_covered_end``)
+#: A card may be covered by another when it overlaps it by at least this share of its area,
+#: and by all of them together by at most the second; the covering quads are grown by this
+#: factor about their centres, to take in their edges and shadows.
+MIN_COVER_SHARE, MAX_COVERED_SHARE = 0.02, 0.5
+COVER_GROWTH = 1.04
+#: Second chances are given only to candidates further than this from the border (pixels).
+SECOND_CHANCE_BORDER_PX = 1.0
+#: The margin of a covered card (outside this share of its quad about its centre), where still
+#: seen, is paper on at least this share of its pixels, and at least this many are seen; its
+#: box at least this many pixels each way.
+MARGIN_INNER, MIN_MARGIN_PAPER, MIN_MARGIN_PIXELS, MIN_BOX_PX = 0.75, 0.7, 20, 4
+#: A quad holding at least this share of its card's length (and less than ``SHORT``) stops
+#: where something covers the card.
+MIN_LENGTH_SHARE = 0.5
+#: Beyond each end of such a quad, the table is looked for at this many points between these
+#: shares of the end, at these depths (shares of the card's length); it is the table where this
+#: share of them lie within this colour distance of it (Lab units).
+END_POINTS, END_SPAN = 7, (0.2, 0.8)
+BEYOND_DEPTHS = (0.04, 0.07, 0.1)
+TABLE_SHARE_BEYOND, TABLE_DISTANCE = 0.6, 20
+
+# ---- cards found from their symbols (``_symbol_cards``, ``_hypothesis``, ``_trusted``)
+#: Without cards found, a card is taken as wide as this fraction of the work image's long side.
+DEFAULT_WIDTH_DIVISOR = 10
+#: Ink is told from the paper within a window of this share of a card's width, at least this
+#: many pixels.
+INK_WINDOW_SHARE, MIN_INK_WINDOW = 0.2, 9
+#: Non-paper regions of at least this share of a card's width squared are table, not ink.
+TABLE_REGION_SHARE = 0.5
+#: An ink blob has at least this many pixels and is at most this share of the work image's long
+#: side long.
+MIN_BLOB_PX, MAX_BLOB_SHARE = 12, 0.3
+#: A group's symbols are within this range of the expected length (that of the photo's cards'
+#: symbols), and a card found again from another hypothesis within this range of the typical
+#: card's area.
+SYMBOL_LENGTH_RANGE = (0.5, 1.8)
+RETRY_AREA_RANGE = (0.5, 2)
+#: One grey blob (chroma above the paper's less than this) with at most this many sides of a card
+#: seen around it is likely a shadow; a lone symbol is trusted when at least this coloured and
+#: at least this thick over its length.
+MIN_SYMBOL_EXCESS = 4
+SHADOW_SIDES = 2
+MIN_SYMBOL_THICKNESS = 0.36
+#: Small cards are looked for again only on a copy at least this many times larger.
+RELOOK_GAIN = 1.25
+
 
 @dataclass(frozen=True)
 class Outline:
@@ -139,13 +290,17 @@ class _View:
         self._chroma8 = cv2.addWeighted(cv2.max(a, b), 1.0, cv2.min(a, b), 0.4, 0)
         # the paper score: lightness minus chroma, scaled into 0-255
         self.score = cv2.GaussianBlur(
-            cv2.addWeighted(self.light, 0.8, self._chroma8, -1.2, 50), (3, 3), 0
+            cv2.addWeighted(self.light, SCORE_LIGHT, self._chroma8, SCORE_CHROMA, SCORE_OFFSET),
+            SCORE_BLUR,
+            0,
         )
         level, self.bright = cv2.threshold(self.score, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         hist = cv2.calcHist([self.score], [0], None, [256], [0, 256]).ravel()
         hist = hist[: int(level) + 1].cumsum()
         # the table: the median of what is darker than paper
-        table = float(np.searchsorted(hist, hist[-1] / 2)) if hist[-1] else level - 30
+        table = (
+            float(np.searchsorted(hist, hist[-1] / 2)) if hist[-1] else level - TABLE_BELOW_PAPER
+        )
         self.low = (self.score > (table + level) / 2).astype(np.uint8)
 
     @property
@@ -159,10 +314,11 @@ class _View:
     def table_colour(self) -> np.ndarray | None:
         """The table's median Lab colour (what is not paper), None when it is too little seen."""
         if self._table is None:
-            rest = self.lab[::4, ::4][self.low[::4, ::4] == 0]
+            step = TABLE_SAMPLE_STEP
+            rest = self.lab[::step, ::step][self.low[::step, ::step] == 0]
             self._table = (
                 np.median(rest, axis=0).astype(np.float32)
-                if len(rest) > 0.1 * self.low[::4, ::4].size
+                if len(rest) > MIN_TABLE_SHARE * self.low[::step, ::step].size
                 else np.zeros(0, np.float32)
             )
         return self._table if self._table.size else None
@@ -186,11 +342,12 @@ def _white_point(light: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[int, 
     a wall and a shirt), and limited to what a lamp does to white.
     """
     hist = cv2.calcHist([light], [0], None, [256], [0, 256]).ravel().cumsum()
-    level = int(np.searchsorted(hist, 0.9 * hist[-1]))
+    level = int(np.searchsorted(hist, WHITE_QUANTILE * hist[-1]))
     bright = (light >= level).astype(np.uint8)
     (mean_a,), (spread_a,) = cv2.meanStdDev(a, mask=bright)
     (mean_b,), (spread_b,) = cv2.meanStdDev(b, mask=bright)
-    trust = float(np.clip((12.0 - max(spread_a[0], spread_b[0])) / 6.0, 0.0, 1.0))
+    spread = max(spread_a[0], spread_b[0])
+    trust = float(np.clip((WHITE_UNTRUSTED_SPREAD - spread) / WHITE_TRUST_RAMP, 0.0, 1.0))
     return (
         int(round(128 + trust * np.clip(mean_a[0] - 128, -WHITE_SHIFT, WHITE_SHIFT))),
         int(round(128 + trust * np.clip(mean_b[0] - 128, -WHITE_SHIFT, WHITE_SHIFT))),
@@ -211,7 +368,7 @@ def _card_shaped(contour: np.ndarray, area: float, view: _View, source: str) -> 
     """A candidate when the region (of this ``area``) is a (possibly border-cut) convex
     quadrilateral."""
     hull_area = cv2.contourArea(cv2.convexHull(contour))
-    if hull_area <= 0 or area / hull_area < 0.88:
+    if hull_area <= 0 or area / hull_area < MIN_REGION_SOLIDITY:
         return None
     fitted = fit_quad(contour, view.size, precise=False)
     if fitted is None:
@@ -220,10 +377,14 @@ def _card_shaped(contour: np.ndarray, area: float, view: _View, source: str) -> 
     width, height = view.size
     frame = pixel_corners(width, height)
     visible = convex_overlap(quad, frame) if cut else cv2.contourArea(quad)
-    if visible <= 0 or not 0.85 < area / visible < 1.08:
+    if visible <= 0 or not REGION_FILL[0] < area / visible < REGION_FILL[1]:
         return None
     angles = interior_angles(quad)
-    if not aspect_ratio(quad) < 2.6 or angles.min() < 50 or angles.max() > 130:
+    if (
+        not aspect_ratio(quad) < MAX_CARD_ASPECT
+        or angles.min() < CORNER_ANGLES[0]
+        or angles.max() > CORNER_ANGLES[1]
+    ):
         return None
     # a corner cut off: another card or an object lies over it
     return _Candidate(quad, area, float(visible), True, cut, occluded=cornered, source=source)
@@ -264,18 +425,20 @@ def _cut_masks(view: _View, roi: tuple[int, int, int, int]) -> Iterator[tuple[st
     and the paper split where cards touch."""
     x, y, w, h = roi
     score = view.score[y : y + h, x : x + w]
-    grey = cv2.GaussianBlur(view.light[y : y + h, x : x + w], (5, 5), 0)
-    low, high = np.percentile(score, [20, 99.5])
-    levels = np.linspace(low, high, 6)[1:-1]
-    grow = np.ones((3, 3), np.uint8)
-    valley = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((7, 7), np.uint8))
+    grey = cv2.GaussianBlur(view.light[y : y + h, x : x + w], CUT_BLUR, 0)
+    low, high = np.percentile(score, CUT_PERCENTILES)
+    levels = np.linspace(low, high, CUT_LEVEL_STEPS)[1:-1]
+    grow = np.ones(CUT_GROW, np.uint8)
+    valley = cv2.morphologyEx(
+        grey, cv2.MORPH_BLACKHAT, np.ones((VALLEY_WIDTH, VALLEY_WIDTH), np.uint8)
+    )
     paper = view.low[y : y + h, x : x + w]
-    yield "low-valley", paper & (valley < 10).astype(np.uint8)
+    yield "low-valley", paper & (valley < VALLEY_CLEAR).astype(np.uint8)
     split = _split(view.image[y : y + h, x : x + w], paper)
     if split is not None:
         yield "split", split
-    cuts = [("valley", cv2.dilate((valley > 8).astype(np.uint8), grow))]
-    for lo, hi in ((10, 30), (20, 60)):
+    cuts = [("valley", cv2.dilate((valley > VALLEY_CUT).astype(np.uint8), grow))]
+    for lo, hi in CUT_CANNY_LEVELS:
         cuts.append((f"canny{lo}", cv2.dilate(cv2.Canny(grey, lo, hi), grow)))
     for name, cut in cuts:
         free = cut == 0
@@ -294,7 +457,7 @@ def _split(image: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
     if paper.all() or not paper.any():
         return None  # no edge to grow back to
     inside = cv2.distanceTransform(paper, cv2.DIST_L2, 3)
-    radius = max(2.0, 0.35 * float(inside.max()))
+    radius = max(MIN_CORE_PX, CORE_DEPTH * float(inside.max()))
     count, markers = cv2.connectedComponents((inside > radius).astype(np.uint8))
     if count <= 2:
         return None  # one core: nothing to part
@@ -309,7 +472,7 @@ def _dedupe(candidates: list[_Candidate]) -> list[_Candidate]:
     """Drop near-identical quads before the content check."""
     out: list[_Candidate] = []
     for c in sorted(candidates, key=lambda c: -c.area / max(c.quad_area, 1)):
-        if not any(np.abs(c.corners - o.corners).max() < 2.5 for o in out):
+        if not any(np.abs(c.corners - o.corners).max() < SAME_CORNERS_PX for o in out):
             out.append(c)
     return out
 
@@ -362,9 +525,9 @@ def _lengthen_short(view: _View, cards: list[_Candidate]) -> None:
     little from deck to deck: against the photo's other cards when enough show it.
     """
     known = [c.length for c in cards if c.length > 0]
-    norm = float(np.median(known)) if len(known) >= 3 else 1.0
+    norm = float(np.median(known)) if len(known) >= MIN_CARDS_TO_COMPARE else 1.0
     for c in cards:
-        if 0.5 * norm < c.length < SHORT * norm:  # (less than half a card would not pass)
+        if MIN_LENGTH_SHARE * norm < c.length < SHORT * norm:  # less would not pass as a card
             end = _covered_end(view, c, c.narrower)
             if end:
                 _lengthen(c, end, norm / c.length - 1)
@@ -390,8 +553,8 @@ def _covered_end(view: _View, card: _Candidate, narrower: int) -> int:
     beyond = []
     for (a, b), outward in (((q[3], q[0]), q[0] - q[1]), ((q[1], q[2]), q[1] - q[0])):
         outward = outward / max(float(np.linalg.norm(outward)), 1e-6)
-        t = np.linspace(0.2, 0.8, 7)[:, None, None]
-        depth = np.array([0.04, 0.07, 0.1])[None, :, None] * length
+        t = np.linspace(*END_SPAN, END_POINTS)[:, None, None]
+        depth = np.array(BEYOND_DEPTHS)[None, :, None] * length
         points = (a + t * (b - a) + depth * outward).reshape(-1, 2)
         x = np.clip(np.rint(points[:, 0]).astype(int), 0, view.size[0] - 1)
         y = np.clip(np.rint(points[:, 1]).astype(int), 0, view.size[1] - 1)
@@ -399,7 +562,7 @@ def _covered_end(view: _View, card: _Candidate, narrower: int) -> int:
             beyond.append(False)
             continue
         distance = np.linalg.norm(view.lab[y, x].astype(np.float32) - table, axis=1)
-        beyond.append(bool((distance < 20).mean() > 0.6))  # the table
+        beyond.append(bool((distance < TABLE_DISTANCE).mean() > TABLE_SHARE_BEYOND))
     if beyond[0] != beyond[1]:
         return 1 if beyond[0] else -1
     return narrower if not any(beyond) else 0
@@ -430,36 +593,37 @@ def _covering(view: _View, candidate: _Candidate, covers: list[_Candidate]) -> n
     left to judge), or when the margin left uncovered is not paper (a patch of table between
     cards).
     """
-    if not candidate.trusted or touches_border(candidate.corners, view.size, 1.0):
+    cut = touches_border(candidate.corners, view.size, SECOND_CHANCE_BORDER_PX)
+    if not candidate.trusted or cut:
         return None
     polygons = []
     for o in covers:
         inter = _overlap(candidate, o)
-        if inter < 0.02 * candidate.quad_area:
+        if inter < MIN_COVER_SHARE * candidate.quad_area:
             continue
         if candidate.symbols is not None and _inside(candidate.symbols, o.corners).any():
             return None
         centre = o.corners.mean(axis=0)
-        polygons.append(centre + 1.04 * (o.corners - centre))
+        polygons.append(centre + COVER_GROWTH * (o.corners - centre))
     if not polygons:
         return None
-    if sum(_overlap(candidate, o) for o in covers) > 0.5 * candidate.quad_area:
+    if sum(_overlap(candidate, o) for o in covers) > MAX_COVERED_SHARE * candidate.quad_area:
         return None
     x, y, w, h = cv2.boundingRect(np.rint(candidate.corners).astype(np.int32))
     x0, y0 = max(x, 0), max(y, 0)
     x1, y1 = min(x + w, view.size[0]), min(y + h, view.size[1])
-    if x1 - x0 < 4 or y1 - y0 < 4:
+    if x1 - x0 < MIN_BOX_PX or y1 - y0 < MIN_BOX_PX:
         return None
     offset = np.float32([x0, y0])
     margin = np.zeros((y1 - y0, x1 - x0), np.uint8)
     centre = candidate.corners.mean(axis=0)
     cv2.fillConvexPoly(margin, np.rint(candidate.corners - offset).astype(np.int32), 1)
-    inner = centre + 0.75 * (candidate.corners - centre)
+    inner = centre + MARGIN_INNER * (candidate.corners - centre)
     cv2.fillConvexPoly(margin, np.rint(inner - offset).astype(np.int32), 0)
     for polygon in polygons:
         cv2.fillConvexPoly(margin, np.rint(polygon - offset).astype(np.int32), 0)
     seen = margin.astype(bool)
-    if seen.sum() < 20 or view.low[y0:y1, x0:x1][seen].mean() < 0.7:
+    if seen.sum() < MIN_MARGIN_PIXELS or view.low[y0:y1, x0:x1][seen].mean() < MIN_MARGIN_PAPER:
         return None
     return np.array(polygons, np.float32)
 
@@ -490,11 +654,11 @@ def _over(view: _View, top: _Candidate, below: _Candidate) -> float:
     """How clearly ``top``'s sides show as edges where they cross ``below``: it lies on top."""
     grad_x, grad_y = view.grads()
     h, w = grad_x.shape
-    shrunk = below.corners.mean(axis=0) + 0.92 * (below.corners - below.corners.mean(axis=0))
+    shrunk = below.corners.mean(axis=0) + OVER_SHRINK * (below.corners - below.corners.mean(axis=0))
     good = total = 0
     for i in range(4):
         a, b = top.corners[i], top.corners[(i + 1) % 4]
-        t = np.linspace(0.1, 0.9, 24)[:, None]
+        t = np.linspace(*OVER_SPAN, OVER_POINTS)[:, None]
         points = a + t * (b - a)
         points = points[_inside(points, shrunk)]
         if len(points) == 0:
@@ -502,14 +666,14 @@ def _over(view: _View, top: _Candidate, below: _Candidate) -> float:
         d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
         normal = np.array([-d[1], d[0]])
         best = np.zeros(len(points))
-        for off in (-1.5, -0.5, 0.5, 1.5):
+        for off in OVER_OFFSETS:
             q = points + off * normal
             xi = np.clip(np.rint(q[:, 0]).astype(int), 0, w - 1)
             yi = np.clip(np.rint(q[:, 1]).astype(int), 0, h - 1)
             best = np.maximum(best, np.abs(grad_x[yi, xi] * normal[0] + grad_y[yi, xi] * normal[1]))
-        good += int((best > 4).sum())
+        good += int((best > EDGE_STEP).sum())
         total += len(points)
-    return good / total if total >= 6 else 0.0
+    return good / total if total >= MIN_OVER_POINTS else 0.0
 
 
 def _select(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
@@ -518,27 +682,33 @@ def _select(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
     Quads may overlap only where one card visibly lies on another (its sides show as edges
     across the other); the covered card is then marked occluded.
     """
-    refs = [c.quad_area for c in candidates if c.from_region and not c.cut and c.support >= 0.8]
-    if len(refs) < 3:
-        refs = [c.quad_area for c in candidates if not c.cut] if len(candidates) >= 4 else []
+    refs = [
+        c.quad_area
+        for c in candidates
+        if c.from_region and not c.cut and c.support >= CLEAR_SUPPORT
+    ]
+    if len(refs) < MIN_CARDS_TO_COMPARE:
+        many = len(candidates) >= MIN_CANDIDATES_TO_COMPARE
+        refs = [c.quad_area for c in candidates if not c.cut] if many else []
     if refs:  # far larger than the typical card: not one card
-        candidates = [c for c in candidates if c.quad_area <= 3 * float(np.median(refs))]
+        largest = MAX_CARD_FACTOR * float(np.median(refs))
+        candidates = [c for c in candidates if c.quad_area <= largest]
     kept: list[_Candidate] = []
     for c in sorted(candidates, key=lambda c: -c.quad_area):  # outermost first
         for k, o in enumerate(kept):
             inter = _overlap(c, o)
-            if inter > 0.75 * (c.quad_area + o.quad_area - inter):
-                if c.support > o.support + 0.1:  # the same card: the clearer outline
+            if inter > SAME_CARD_OVERLAP * (c.quad_area + o.quad_area - inter):
+                if c.support > o.support + CLEARER_SUPPORT:  # the same card: the clearer outline
                     kept[k] = c
                 break
         else:
             kept.append(c)
 
     def inside(i: _Candidate, o: _Candidate) -> bool:
-        return i.quad_area < o.quad_area and _overlap(i, o) > 0.85 * i.quad_area
+        return i.quad_area < o.quad_area and _overlap(i, o) > INSIDE_SHARE * i.quad_area
 
     def holds(o: _Candidate, i: _Candidate) -> bool:  # a card inside a group of cards
-        return inside(i, o) and i.quad_area > 0.2 * o.quad_area
+        return inside(i, o) and i.quad_area > MIN_HELD_SHARE * o.quad_area
 
     groups = {id(c) for c in kept if sum(holds(c, d) for d in kept if d is not c) >= 2}
     pieces = [
@@ -556,7 +726,7 @@ def _select(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
         if not c.from_region
         or not any(
             0 < _inside(g.symbols, c.corners).sum() < len(g.symbols)
-            and _overlap(c, g) > 0.3 * min(c.quad_area, g.quad_area)
+            and _overlap(c, g) > PIECE_OVERLAP * min(c.quad_area, g.quad_area)
             for g in groups_found
         )
     ]
@@ -565,9 +735,9 @@ def _select(view: _View, candidates: list[_Candidate]) -> list[_Candidate]:
         covered = []
         for o in final:
             share = _overlap(c, o) / min(c.quad_area, o.quad_area)
-            if share <= 0.05:
+            if share <= NEGLIGIBLE_OVERLAP:
                 continue
-            top = _on_top(view, c, o, share) if share <= 0.7 else None
+            top = _on_top(view, c, o, share) if share <= MAX_COVER_OVERLAP else None
             if top is None:
                 break
             covered += [o] if top > 0 else [c] if top < 0 else [c, o]
@@ -593,9 +763,9 @@ def _on_top(view: _View, a: _Candidate, b: _Candidate, share: float) -> int | No
     if a_shows != b_shows:
         return 1 if a_shows else -1
     a_over, b_over = _over(view, a, b), _over(view, b, a)
-    if max(a_over, b_over) >= 0.5 and abs(a_over - b_over) >= 0.2:
+    if max(a_over, b_over) >= CLEAR_OVER and abs(a_over - b_over) >= OVER_MARGIN:
         return 1 if a_over > b_over else -1
-    if share <= 0.5 and (a.symbols is not None or b.symbols is not None):
+    if share <= EITHER_ON_TOP and (a.symbols is not None or b.symbols is not None):
         return 0
     return None
 
@@ -608,25 +778,27 @@ def _consistent(cards: list[_Candidate]) -> list[_Candidate]:
     (even in deep shade under a dim lamp), and a more coloured paper than the others (a card
     under a lamp's glare) is only trusted on a clean, uncut outline.
     """
-    if len(cards) < 3:
+    if len(cards) < MIN_CARDS_TO_COMPARE:
         return cards
     light = float(np.median([c.paper_light for c in cards]))
     chroma = float(np.median([c.paper_chroma for c in cards]))
-    refs = [c for c in cards if c.from_region and not c.cut and c.support >= 0.8]
-    if len(refs) < 3:
+    refs = [c for c in cards if c.from_region and not c.cut and c.support >= CLEAR_SUPPORT]
+    if len(refs) < MIN_CARDS_TO_COMPARE:
         refs = [c for c in cards if not c.cut]
-    area = float(np.median([c.quad_area for c in refs])) if len(refs) >= 3 else 0.0
+    areas = [c.quad_area for c in refs]
+    area = float(np.median(areas)) if len(refs) >= MIN_CARDS_TO_COMPARE else 0.0
     out = []
     for c in cards:
-        if c.paper_light < 0.45 * light:
+        if c.paper_light < MIN_PAPER_LIGHT * light:
             continue
-        if c.paper_chroma > chroma + 10 and (
-            c.cut or c.support < 0.8 or c.paper_light < 0.8 * light
+        if c.paper_chroma > chroma + PAPER_CHROMA_EXCESS and (
+            c.cut or c.support < CLEAR_SUPPORT or c.paper_light < GLARE_LIGHT * light
         ):
             continue
-        if area and c.cut and (c.area < 0.12 * area or c.quad_area > 3 * area):
+        too_large = c.quad_area > MAX_CARD_FACTOR * area
+        if area and c.cut and (c.area < MIN_CUT_CARD_SHARE * area or too_large):
             continue
-        if area and not c.cut and not 0.33 * area < c.quad_area < 3 * area:
+        if area and not c.cut and not MIN_CARD_SHARE * area < c.quad_area < MAX_CARD_FACTOR * area:
             continue
         out.append(c)
     return out
@@ -648,9 +820,9 @@ def _unexplained(
     covered = np.zeros(view.light.shape, np.uint8)
     for c in cards:
         cv2.fillConvexPoly(covered, np.rint(c.corners).astype(np.int32), 1)
-    covered = cv2.dilate(covered, np.ones((5, 5), np.uint8))
+    covered = cv2.dilate(covered, np.ones(UNEXPLAINED_KERNEL, np.uint8))
     rest = (view.low | view.bright) & (1 - covered)
-    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones(UNEXPLAINED_KERNEL, np.uint8))
     contours, _ = cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     big = [c for c in contours if cv2.contourArea(c) >= min_area]
     mask = np.zeros_like(rest)
@@ -663,18 +835,23 @@ def _symbol_cards(
 ) -> list[_Candidate]:
     """Cards found from symbol groups not already inside a card (see ``segment_symbols``);
     with ``on_card``, only from groups centred where it may be a card."""
-    width = float(np.median([_width(c.corners) for c in cards])) if cards else max(view.size) / 10
-    strength, excess = ink_strength(view.light, view.chroma, view.low, max(9, int(0.2 * width)))
+    if cards:
+        width = float(np.median([_width(c.corners) for c in cards]))
+    else:
+        width = max(view.size) / DEFAULT_WIDTH_DIVISOR
+    window = max(MIN_INK_WINDOW, int(INK_WINDOW_SHARE * width))
+    strength, excess = ink_strength(view.light, view.chroma, view.low, window)
     # ink is printed on paper: the table around and between the cards is none, though thin
     # dark gaps between touching cards look like ink and would join the symbols near them
     count, labels, stats, _ = cv2.connectedComponentsWithStats(1 - view.low)
-    wide = stats[:, cv2.CC_STAT_AREA] >= 0.5 * width * width
+    wide = stats[:, cv2.CC_STAT_AREA] >= TABLE_REGION_SHARE * width * width
     wide[0] = False  # the paper
     if wide.any():
-        table = cv2.dilate(wide[labels].astype(np.uint8), np.ones((5, 5), np.uint8))
+        table = cv2.dilate(wide[labels].astype(np.uint8), np.ones(UNEXPLAINED_KERNEL, np.uint8))
         strength[table > 0] = 0
+    longest = MAX_BLOB_SHARE * max(view.size)
     blobs = find_blobs(
-        strength, excess, view.lab[..., 1], view.lab[..., 2], 12, 0.3 * max(view.size), view.low
+        strength, excess, view.lab[..., 1], view.lab[..., 2], MIN_BLOB_PX, longest, view.low
     )
     grad_x, grad_y = view.grads()
     groups = group_blobs(blobs)
@@ -689,7 +866,7 @@ def _symbol_cards(
                  for c, b in zip(centres, ends)]  # fmt: skip
     crowded = {k for k in range(len(cards)) if sum(k in h for h in homes) >= 2}
     # symbols the size of those on the cards already found (within what perspective allows)
-    expected = SYMBOL_TO_WIDTH * width if len(cards) >= 3 else 0.0
+    expected = SYMBOL_TO_WIDTH * width if len(cards) >= MIN_CARDS_TO_COMPARE else 0.0
     found = []  # per group: its likeliest card (or None), and a function giving others
     searched = np.ones(len(groups), bool)
     if groups and on_card is not None:
@@ -697,7 +874,8 @@ def _symbol_cards(
     for group, home, wanted in zip(groups, homes, searched):
         if not wanted or (home and not crowded.intersection(home)):
             continue
-        if expected and not 0.5 * expected < group[0].length < 1.8 * expected:
+        least, most = (share * expected for share in SYMBOL_LENGTH_RANGE)
+        if expected and not least < group[0].length < most:
             continue
         # faint edges (white on white): looked for again, weaker
         primary, others = card_hypotheses(group, grad_x, grad_y, fainter=FAINT_EDGE)
@@ -707,7 +885,7 @@ def _symbol_cards(
     # hypotheses (a neighbour's edge was taken for the card's) are checked, the likeliest
     # passing one kept
     sizes = [c.quad_area for c in cards + kept]
-    typical = float(np.median(sizes)) if len(sizes) >= 3 else 0.0
+    typical = float(np.median(sizes)) if len(sizes) >= MIN_CARDS_TO_COMPARE else 0.0
     held = {id(c) for c in kept}
     again = []
     for first, group, others in found:
@@ -722,8 +900,8 @@ def _symbol_cards(
                 c
                 for c in options
                 if c is not None
-                and 0.5 * typical < c.quad_area < 2 * typical
-                and not touches_border(c.corners, view.size, 1.0)
+                and RETRY_AREA_RANGE[0] * typical < c.quad_area < RETRY_AREA_RANGE[1] * typical
+                and not touches_border(c.corners, view.size, SECOND_CHANCE_BORDER_PX)
             ]
         )
     tried = [c for options in again for c in options]
@@ -739,7 +917,7 @@ def _hypothesis(group: list[Blob], hypothesis: Hypothesis | None) -> _Candidate 
     if hypothesis is None:
         return None
     quad, seen, cost = hypothesis
-    if len(group) == 1 and seen <= 2 and group[0].excess < 4:
+    if len(group) == 1 and seen <= SHADOW_SIDES and group[0].excess < MIN_SYMBOL_EXCESS:
         return None
     quad = order_corners(quad)
     area = float(cv2.contourArea(quad))
@@ -757,7 +935,10 @@ def _hypothesis(group: list[Blob], hypothesis: Hypothesis | None) -> _Candidate 
 
 def _trusted(group: list[Blob]) -> bool:
     """More than one symbol, or one clearly coloured and shaped like a symbol (not a shadow)."""
-    return len(group) > 1 or (group[0].excess >= 4 and group[0].thickness >= 0.36 * group[0].length)
+    blob = group[0]
+    return len(group) > 1 or (
+        blob.excess >= MIN_SYMBOL_EXCESS and blob.thickness >= MIN_SYMBOL_THICKNESS * blob.length
+    )
 
 
 def _long_side(quad: np.ndarray, card: _Candidate) -> int:
@@ -793,7 +974,7 @@ def find_outlines(image: np.ndarray, on_card: OnCard | None = None) -> list[Outl
         long_side = min(
             max(image.shape[:2]), MAX_LONG_SIDE, int(WORK_LONG_SIDE * MIN_WIDTH / width)
         )
-        if width < MIN_WIDTH and long_side > 1.25 * WORK_LONG_SIDE:
+        if width < MIN_WIDTH and long_side > RELOOK_GAIN * WORK_LONG_SIDE:
             cards, factor = _find(image, long_side, on_card)
     if not cards:
         return []
@@ -818,24 +999,29 @@ def _find(
     on_copy = None if on_card is None else (lambda points: on_card(points / factor))
     view = _View(small)
     width, height = view.size
-    areas = (width * height * 0.002, width * height * 0.35)
+    areas = (width * height * CARD_AREA_SHARES[0], width * height * CARD_AREA_SHARES[1])
     cards = _select(view, _verified(view, _regions(view, [("otsu", view.bright)], areas)))
-    typical = float(np.median([c.quad_area for c in cards])) if cards else areas[0] / 0.3
-    _, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
+    typical = (
+        float(np.median([c.quad_area for c in cards])) if cards else areas[0] / UNEXPLAINED_SHARE
+    )
+    _, boxes = _unexplained(view, cards, max(areas[0], UNEXPLAINED_SHARE * typical))
     if boxes:
         extra: list[_Candidate] = []
         seen: set[bytes] = set()
         for x, y, w, h in boxes:
-            x0, y0 = max(0, x - 6), max(0, y - 6)
-            x1, y1 = min(width, x + w + 6), min(height, y + h + 6)
+            x0, y0 = max(0, x - ROI_PAD_PX), max(0, y - ROI_PAD_PX)
+            x1, y1 = min(width, x + w + ROI_PAD_PX), min(height, y + h + ROI_PAD_PX)
             roi = (int(x0), int(y0), int(x1 - x0), int(y1 - y0))
-            sizes = (max(areas[0], 0.3 * typical) if cards else areas[0], areas[1])
+            sizes = (max(areas[0], UNEXPLAINED_SHARE * typical) if cards else areas[0], areas[1])
             extra += _regions(view, _cut_masks(view, roi), sizes, roi[:2], seen)
         cards = _select(view, cards + _verified(view, extra))
-        _, boxes = _unexplained(view, cards, max(areas[0], 0.3 * typical))
+        _, boxes = _unexplained(view, cards, max(areas[0], UNEXPLAINED_SHARE * typical))
     # paper left unexplained, or a card much larger than the others (two cards taken for one)
     card_areas = [c.quad_area for c in cards]
-    if boxes or (len(cards) >= 3 and max(card_areas) > 1.6 * float(np.median(card_areas))):
+    merged = len(cards) >= MIN_CARDS_TO_COMPARE and (
+        max(card_areas) > MERGED_FACTOR * float(np.median(card_areas))
+    )
+    if boxes or merged:
         cards = _select(view, cards + _symbol_cards(view, cards, on_copy))
     cards = _consistent(cards)
     _lengthen_short(view, cards)

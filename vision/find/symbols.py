@@ -30,6 +30,109 @@ MIN_COLOUR = 0.0
 #: down to LOW, are weighed as evidence only when the first guess fails.
 SEEN, LOW = 0.5, 0.35
 
+# Ink blobs.
+#: Pixels are compared with the paper within a window at least this wide (work pixels, odd).
+MIN_PAPER_WINDOW = 5
+#: Ink is closed over this window (work pixels) so a symbol's thin outline and stripes join.
+INK_CLOSE = (3, 3)
+#: A blob's ring, where its share of paper is measured, is what dilating it over this window
+#: adds (work pixels: 2 wide).
+RING_WINDOW = (5, 5)
+
+# Grouping blobs into cards.
+#: A symbol's thickness over its length lies in this range (ratio), and at least this share of
+#: the ring around it is paper.
+MIN_SYMBOL_SHAPE, MAX_SYMBOL_SHAPE = 0.25, 0.8
+MIN_ON_PAPER = 0.4
+#: Two symbols of one card: the longer under this many times the shorter, their axes under this
+#: many degrees apart, their colours under this far apart (Lab a, b units; the grouping cost
+#: counts colour difference in shares of it).
+MAX_LENGTH_RATIO = 1.35
+MAX_AXIS_TURN = 15
+MAX_COLOUR_DIFF = 25
+#: ...and stacked: offset along their axis by under this share of the shorter's length; apart
+#: across it by over this share of the shorter's length or of the thinner's thickness (the
+#: smaller), and by under this share of the longer's length.
+MAX_STACK_SLIP = 0.35
+MIN_GAP_LENGTH, MIN_GAP_THICKNESS = 0.42, 0.9
+MAX_GAP_LENGTH = 0.85
+#: Symbols are stacked about this many of their thicknesses apart, centre to centre (the
+#: grouping cost counts the departure from it).
+SYMBOL_PITCH = 1.2
+#: A card shows 1 to this many symbols (the game's rule).
+MAX_SYMBOLS = 3
+#: Three symbols' centres stray from one line by under this share of the shorter symbol's
+#: length (root mean square).
+IN_LINE = 0.25
+
+# The card a group predicts.
+#: The symbols' stacking direction is taken for the long sides' when within this many degrees
+#: of square to their axis.
+MAX_STACK_TURN = 35
+#: The foreshortening judged from the symbols' proportions is held within this range (ratio).
+MIN_SQUASH, MAX_SQUASH = 0.6, 1.25
+#: Neighbouring sides make a corner only when the sine of the angle between them is this or more.
+MIN_CORNER_SINE = 0.2
+
+# Searching for edges.
+#: The default step an edge must show (lightness levels per pixel).
+STRONG_STEP = 4.0
+#: A line's step may lie this far either side of it (work pixels).
+STEP_SLACK = 1.0
+#: A line's points span this share of its half length either way from its middle.
+LINE_SPAN = 0.7
+#: A line is scored only when at least this share of its points lies in the image.
+MIN_INSIDE = 0.6
+#: Points per line in the coarse and the fine search (count).
+COARSE_SAMPLES, FINE_SAMPLES = 11, 15
+#: The coarse search tries at least this many distances per side (count).
+MIN_DISTANCES = 3
+#: The coarse search's turns of a side from its predicted direction (radians).
+COARSE_TURNS = np.radians(np.arange(-10, 10.1, 2.5))
+#: The fine search's steps around a coarse edge: distance (pixels) and turn (radians).
+FINE_STEPS = np.array([-0.5, 0.0, 0.5])
+FINE_TURNS = np.radians([-1.25, 0.0, 1.25])
+#: A side's search starts this share of the card's width beyond the symbols (long sides: their
+#: ends; short sides: the outermost symbol's edge), ...
+LONG_SIDE_GAP, SHORT_SIDE_GAP = 0.06, 0.08
+#: ...and reaches at least this many work pixels further, and out to this share of the side's
+#: predicted distance.
+MIN_REACH = 2
+FAR_REACH = 1.4
+#: A side's first clear edge scores at least this share of the side's best.
+CLEAR_SHARE = 0.7
+#: Other edges worth refining: peaks more than this many distance steps (work pixels) from the
+#: pick and from each other, at most this many per side.
+PEAK_GAP = 2
+MORE_EDGES = 2
+
+# Placing the sides.
+#: A quad is kept only when the symbols span this range of its width (share), and its length
+#: over width is within this range of the card's foreshortened proportions (share).
+MIN_SPAN, MAX_SPAN = 0.55, 0.88
+MIN_PROPORTION, MAX_PROPORTION = 0.75, 1.35
+#: First guess: opposite sides seen at distances differing by over this share of the nearer's,
+#: the one further from the prediction counts as unseen.
+FIRST_UNEVEN = 0.2
+#: A first guess needs an edge seen in both pairs of opposite sides, or this many sides seen.
+MIN_SIDES_SEEN = 2
+#: Other quads: opposite sides at distances differing by at most this share of the nearer's.
+PAIR_UNEVEN = 0.25
+#: How far, as a log ratio, a pair of sides may plausibly lie from the prediction: long sides,
+#: short sides.
+LONG_SPREAD, SHORT_SPREAD = 0.25, 0.35
+#: A pair placement's costs: per share of the spread it lies off the prediction; per this many
+#: degrees between its two sides; per edge passed over for one further out.
+OFF_COST, TURN_COST_DEGREES, PASSED_COST = 0.5, 20, 0.15
+#: Placements tried per pair of opposite sides, and other quads given at most (count).
+PAIR_OPTIONS, MAX_ALTERNATIVES = 3, 3
+#: Other quads need summed side scores (about the sides seen) of this or more, and differ from
+#: the first guess by this many work pixels or more at some corner.
+MIN_EVIDENCE = 1.5
+SAME_QUAD = 2
+#: Other quads' cost starts this far above the first guess's (0).
+ALTERNATIVE_COST = 1.0
+
 
 @dataclass(frozen=True)
 class Blob:
@@ -53,7 +156,7 @@ def ink_strength(
     ``size`` pixels (the table's colour must not count as paper, or a card's edge on a dark
     cloth would look like coloured ink).
     """
-    k = max(5, size | 1)
+    k = max(MIN_PAPER_WINDOW, size | 1)
     kernel = np.ones((k, k), np.uint8)
     dark = cv2.morphologyEx(lightness, cv2.MORPH_BLACKHAT, kernel).astype(np.float32)
     base = cv2.erode(np.where(paper > 0, chroma, np.float32(255)), kernel)
@@ -76,13 +179,13 @@ def find_blobs(
     paper: a symbol is printed on a card, while a patch of table seen between cards is not.
     """
     ink = (strength > INK).astype(np.uint8)
-    ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones(INK_CLOSE, np.uint8))
     n, labels = cv2.connectedComponents(ink)
     if n <= 1:
         return []
     on_paper = np.ones(n)
     if paper is not None:
-        grown = cv2.dilate(labels.astype(np.float32), np.ones((5, 5), np.uint8))
+        grown = cv2.dilate(labels.astype(np.float32), np.ones(RING_WINDOW, np.uint8))
         ring = (labels == 0) & (grown > 0)
         owner = grown[ring].astype(np.int64)
         counts = np.bincount(owner, minlength=n)
@@ -137,7 +240,9 @@ def group_blobs(blobs: list[Blob]) -> list[list[Blob]]:
     cand = [
         b
         for b in blobs
-        if 0.25 <= b.thickness / b.length <= 0.8 and b.excess >= MIN_COLOUR and b.on_paper >= 0.4
+        if MIN_SYMBOL_SHAPE <= b.thickness / b.length <= MAX_SYMBOL_SHAPE
+        and b.excess >= MIN_COLOUR
+        and b.on_paper >= MIN_ON_PAPER
     ]
     n = len(cand)
     if n == 0:
@@ -156,20 +261,20 @@ def group_blobs(blobs: list[Blob]) -> list[list[Blob]]:
     # symbols are 0.43 card widths apart, about 1.2 of their thickness (both shrink alike
     # when the card is seen at a slant along its length)
     linked = (
-        (lmax / lmin < 1.35)
-        & (np.abs(axis @ axis.T) > np.cos(np.radians(15)))
-        & (np.linalg.norm(colour[:, None] - colour[None, :], axis=-1) < 25)
-        & (along < 0.35 * lmin)
-        & (perp > np.minimum(0.42 * lmin, 0.9 * tmin))
-        & (perp < 0.85 * lmax)
+        (lmax / lmin < MAX_LENGTH_RATIO)
+        & (np.abs(axis @ axis.T) > np.cos(np.radians(MAX_AXIS_TURN)))
+        & (np.linalg.norm(colour[:, None] - colour[None, :], axis=-1) < MAX_COLOUR_DIFF)
+        & (along < MAX_STACK_SLIP * lmin)
+        & (perp > np.minimum(MIN_GAP_LENGTH * lmin, MIN_GAP_THICKNESS * tmin))
+        & (perp < MAX_GAP_LENGTH * lmax)
     )
     np.fill_diagonal(linked, False)
     # join the most alike pairs first, never beyond three symbols or off a straight line
     cost = (
         np.abs(np.log(lmax / lmin))
-        + np.linalg.norm(colour[:, None] - colour[None, :], axis=-1) / 25
+        + np.linalg.norm(colour[:, None] - colour[None, :], axis=-1) / MAX_COLOUR_DIFF
         + along / lmin
-        + np.abs(perp / (1.2 * tmin) - 1)
+        + np.abs(perp / (SYMBOL_PITCH * tmin) - 1)
     )
     label = np.arange(n)
     for flat in np.argsort(np.where(linked, cost, np.inf), axis=None):
@@ -179,7 +284,7 @@ def group_blobs(blobs: list[Blob]) -> list[list[Blob]]:
         if label[i] == label[j]:
             continue
         members = np.nonzero((label == label[i]) | (label == label[j]))[0]
-        if len(members) > 3 or not _in_line(centre[members], lmin[i, j]):
+        if len(members) > MAX_SYMBOLS or not _in_line(centre[members], lmin[i, j]):
             continue
         label[members] = label[i]
     return [[cand[i] for i in np.nonzero(label == g)[0]] for g in np.unique(label)]
@@ -215,7 +320,7 @@ def card_frame(group: list[Blob]) -> CardFrame:
         ends = centres[np.argsort(centres @ v)]
         stack = ends[-1] - ends[0]
         stack /= np.linalg.norm(stack)
-        if stack @ v > np.cos(np.radians(35)):
+        if stack @ v > np.cos(np.radians(MAX_STACK_TURN)):
             v = stack
     n_long = np.array([-v[1], v[0]])  # normal of the long sides (which run along v)
     n_long *= np.sign(n_long @ u)
@@ -224,7 +329,7 @@ def card_frame(group: list[Blob]) -> CardFrame:
     length = float(np.mean([b.length for b in group]))
     width = length / SYMBOL_TO_WIDTH
     thickness = float(np.mean([b.thickness for b in group]))
-    squash = float(np.clip(thickness / length / SYMBOL_SHAPE, 0.6, 1.25))
+    squash = float(np.clip(thickness / length / SYMBOL_SHAPE, MIN_SQUASH, MAX_SQUASH))
     card_length = CARD_RATIO * width * squash
     across_scale = abs(float(u @ n_long))
     return CardFrame(
@@ -241,7 +346,7 @@ def corners_of(centre: np.ndarray, lines: list[tuple[np.ndarray, float]]) -> np.
     for k in range(4):
         (n1, d1), (n2, d2) = lines[k - 1], lines[k]
         m = np.array([n1, n2])
-        if abs(np.linalg.det(m)) < 0.2:
+        if abs(np.linalg.det(m)) < MIN_CORNER_SINE:
             return None
         corners.append(centre + np.linalg.solve(m, np.array([d1, d2])))
     return np.array(corners, np.float32)
@@ -253,12 +358,12 @@ def predicted_quad(frame: CardFrame) -> np.ndarray | None:
 
 
 def _in_line(points: np.ndarray, size: float) -> bool:
-    """Whether points lie along one straight line (within a quarter of ``size``)."""
+    """Whether points lie along one straight line (within ``IN_LINE`` of ``size``)."""
     if len(points) < 3:
         return True
     centred = points - points.mean(axis=0)
     _, values, _ = np.linalg.svd(centred, full_matrices=False)
-    return float(values[-1]) / np.sqrt(len(points)) < 0.25 * size
+    return float(values[-1]) / np.sqrt(len(points)) < IN_LINE * size
 
 
 @dataclass(frozen=True)
@@ -278,7 +383,7 @@ class _Lines:
         fall = np.minimum(np.maximum(-self.lowest, 0), strong) * self.inside
         valid = self.inside.sum(-1)
         score = np.maximum(rise.sum(-1), fall.sum(-1)) / (strong * np.maximum(valid, 1))
-        return score * (valid >= 0.6 * self.inside.shape[-1])
+        return score * (valid >= MIN_INSIDE * self.inside.shape[-1])
 
 
 def _sample_lines(
@@ -300,8 +405,8 @@ def _sample_lines(
     cos, sin = np.cos(angles), np.sin(angles)
     nx = (normals[:, :1] * cos - normals[:, 1:] * sin)[None, :, None, :, None]
     ny = (normals[:, :1] * sin + normals[:, 1:] * cos)[None, :, None, :, None]
-    # the three lines a pixel apart (r - 1, r, r + 1) on a first axis
-    r = (dist[None] + np.array([-1.0, 0.0, 1.0])[:, None, None])[..., None, None]
+    # the three lines a pixel apart (r - STEP_SLACK, r, r + STEP_SLACK) on a first axis
+    r = (dist[None] + np.array([-STEP_SLACK, 0.0, STEP_SLACK])[:, None, None])[..., None, None]
     px = centre[0] + r * nx - along * ny
     py = centre[1] + r * ny + along * nx
     inside = ((px >= 0) & (px <= w - 1) & (py >= 0) & (py <= h - 1)).all(axis=0)
@@ -319,18 +424,12 @@ def _sample_lines(
 @functools.cache
 def _unit_steps(samples: int) -> np.ndarray:
     """Where a line's ``samples`` points lie along it, as shares of its half length."""
-    steps = np.linspace(-0.7, 0.7, samples)
+    steps = np.linspace(-LINE_SPAN, LINE_SPAN, samples)
     steps.flags.writeable = False
     return steps
 
 
 Edge = tuple[float, float, float]  # distance from the centre, angle (radians), score
-
-#: The coarse search's turns of a side from its predicted direction (radians).
-COARSE_TURNS = np.radians(np.arange(-10, 10.1, 2.5))
-#: The fine search's steps around a coarse edge: distance (pixels) and turn (radians).
-FINE_STEPS = np.array([-0.5, 0.0, 0.5])
-FINE_TURNS = np.radians([-1.25, 0.0, 1.25])
 
 
 @dataclass(frozen=True)
@@ -361,7 +460,7 @@ class _SideSearch:
         angles = np.array([angle + FINE_TURNS for _, _, angle in wanted])
         fine = _sample_lines(
             self.grad_x, self.grad_y, self.centre, self.normals[sides], dist, angles,
-            self.halves[sides], 15,
+            self.halves[sides], FINE_SAMPLES,
         ).scores(strong)  # fmt: skip
         edges = []
         for row, d, a in zip(fine, dist, angles):
@@ -381,12 +480,13 @@ def _side_search(
     """Lines out from the centre near-parallel to each side (within 10 degrees), at every
     pixel of distance within its reach."""
     dists = [
-        np.linspace(d_min, d_max, max(3, int(round(d_max - d_min)) + 1)) for d_min, d_max in reaches
+        np.linspace(d_min, d_max, max(MIN_DISTANCES, int(round(d_max - d_min)) + 1))
+        for d_min, d_max in reaches
     ]
     longest = max(len(d) for d in dists)
     padded = np.array([np.pad(d, (0, longest - len(d)), mode="edge") for d in dists])
     turns = np.broadcast_to(COARSE_TURNS, (len(dists), len(COARSE_TURNS)))
-    lines = _sample_lines(grad_x, grad_y, centre, normals, padded, turns, halves, 11)
+    lines = _sample_lines(grad_x, grad_y, centre, normals, padded, turns, halves, COARSE_SAMPLES)
     return _SideSearch(grad_x, grad_y, centre, normals, halves, dists, lines)
 
 
@@ -401,13 +501,13 @@ def _side_picks(best: np.ndarray) -> tuple[int, list[int]]:
         for i in range(len(best))
         if best[i] >= LOW and best[i] >= best[max(0, i - 1)] and best[i] >= best[min(last, i + 1)]
     ]
-    clear = [i for i in peaks if best[i] >= max(SEEN, 0.7 * top)]
+    clear = [i for i in peaks if best[i] >= max(SEEN, CLEAR_SHARE * top)]
     pick = clear[0] if clear else int(np.argmax(best))
     others: list[int] = []
     for i in sorted(peaks, key=lambda i: -best[i]):  # the strongest, one per plateau
-        if abs(i - pick) > 2 and all(abs(i - j) > 2 for j in others):
+        if abs(i - pick) > PEAK_GAP and all(abs(i - j) > PEAK_GAP for j in others):
             others.append(i)
-    return pick, sorted(others[:2])
+    return pick, sorted(others[:MORE_EDGES])
 
 
 def _pair_options(
@@ -428,7 +528,7 @@ def _pair_options(
                 continue
             first, second = a if a is not None else b, b if b is not None else a
             d1, d2 = first[0], second[0]
-            if abs(d1 - d2) > 0.25 * min(d1, d2):
+            if abs(d1 - d2) > PAIR_UNEVEN * min(d1, d2):
                 continue  # symbols are centred: opposite sides lie at about the same distance
             size = abs(float(np.log((d1 + d2) / (2 * expect)))) / spread
             if size > 1:
@@ -436,10 +536,10 @@ def _pair_options(
             evidence = (a[2] if a is not None else 0) + (b[2] if b is not None else 0)
             cost = (
                 -evidence
-                + 0.5 * size
+                + OFF_COST * size
                 + abs(d1 - d2) / min(d1, d2)
-                + abs(np.degrees(first[1] - second[1])) / 20
-                + 0.15 * (ia + ib)  # an edge beyond a clear nearer one: less likely
+                + abs(np.degrees(first[1] - second[1])) / TURN_COST_DEGREES
+                + PASSED_COST * (ia + ib)  # an edge beyond a clear nearer one: less likely
             )
             options.append((cost, first[:2], second[:2], evidence))
     return sorted(options, key=lambda o: o[0])
@@ -452,7 +552,7 @@ def card_hypotheses(
     group: list[Blob],
     grad_x: np.ndarray,
     grad_y: np.ndarray,
-    strong: float = 4.0,
+    strong: float = STRONG_STEP,
     fainter: float | None = None,
 ) -> tuple[Hypothesis | None, Callable[[], list[Hypothesis]]]:
     """Card quadrilaterals around a symbol group: the most likely one (or None), and a function
@@ -474,8 +574,12 @@ def card_hypotheses(
     reach_v = max(float(abs((b.centre - centre) @ n_short)) + b.thickness / 2 for b in group)
     reaches, halves = [], []
     for k in range(4):
-        near = across_scale * (length / 2 + 0.06 * width) if k % 2 == 0 else reach_v + 0.08 * width
-        reaches.append((near, max(near + 2, 1.4 * expect[k % 2])))
+        near = (
+            across_scale * (length / 2 + LONG_SIDE_GAP * width)
+            if k % 2 == 0
+            else reach_v + SHORT_SIDE_GAP * width
+        )
+        reaches.append((near, max(near + MIN_REACH, FAR_REACH * expect[k % 2])))
         halves.append(card_length / 2 if k % 2 == 0 else width / 2)
     search = _side_search(grad_x, grad_y, centre, np.array(normals), reaches, np.array(halves))
 
@@ -492,7 +596,8 @@ def card_hypotheses(
         along = lines[1][1] + lines[3][1]
         ratio = along / across  # the card's proportions, as foreshortened like its symbols
         if not (
-            0.55 < length / across < 0.88 and 0.75 < ratio / (CARD_RATIO * frame.squash) < 1.35
+            MIN_SPAN < length / across < MAX_SPAN
+            and MIN_PROPORTION < ratio / (CARD_RATIO * frame.squash) < MAX_PROPORTION
         ):
             return None
         return corners_of(centre, lines)
@@ -513,10 +618,10 @@ def card_hypotheses(
         seen = [s[2] >= SEEN for s in firsts]
         for k in (0, 1):  # symbols are centred: opposite sides lie at about the same distance
             a, b = firsts[k], firsts[k + 2]
-            if seen[k] and seen[k + 2] and abs(a[0] - b[0]) > 0.2 * min(a[0], b[0]):
+            if seen[k] and seen[k + 2] and abs(a[0] - b[0]) > FIRST_UNEVEN * min(a[0], b[0]):
                 seen[k if abs(a[0] - expect[k]) > abs(b[0] - expect[k]) else k + 2] = False
         pairs = [seen[0] or seen[2], seen[1] or seen[3]]
-        if not (any(pairs) and (all(pairs) or sum(seen) >= 2)):
+        if not (any(pairs) and (all(pairs) or sum(seen) >= MIN_SIDES_SEEN)):
             return None, firsts, others
         sides = []
         for k in range(4):
@@ -534,19 +639,21 @@ def card_hypotheses(
             more[k].append(edge)
         edges = [[e for e in [firsts[k], *more[k]] if e[2] >= LOW] for k in range(4)]
         pairs = [
-            _pair_options(edges[0], edges[2], expect[0], 0.25)[:3],
-            _pair_options(edges[1], edges[3], expect[1], 0.35)[:3],
+            _pair_options(edges[0], edges[2], expect[0], LONG_SPREAD)[:PAIR_OPTIONS],
+            _pair_options(edges[1], edges[3], expect[1], SHORT_SPREAD)[:PAIR_OPTIONS],
         ]
         found = []
         for cost_a, side_0, side_2, evidence_a in pairs[0]:
             for cost_b, side_1, side_3, evidence_b in pairs[1]:
-                if evidence_a + evidence_b < 1.5:
+                if evidence_a + evidence_b < MIN_EVIDENCE:
                     continue  # too little of the card's outline shows
                 corners = quad([side_0, side_1, side_2, side_3])
-                if corners is None or (primary and np.abs(corners - primary[0]).max() < 2):
+                if corners is None or (primary and np.abs(corners - primary[0]).max() < SAME_QUAD):
                     continue
-                found.append((corners, round(evidence_a + evidence_b), 1.0 + cost_a + cost_b))
-        return sorted(found, key=lambda h: h[2])[:3]
+                found.append(
+                    (corners, round(evidence_a + evidence_b), ALTERNATIVE_COST + cost_a + cost_b)
+                )
+        return sorted(found, key=lambda h: h[2])[:MAX_ALTERNATIVES]
 
     if primary is None and fainter is not None:
         return first_look(fainter)[0], alternatives
