@@ -142,6 +142,17 @@ def drawn():
     return cv2.GaussianBlur(image, (3, 3), 0), expected
 
 
+def assert_put_back(mend, image: np.ndarray, card: np.ndarray, place: np.ndarray, overlap: float):
+    """``mend`` (image, place -> corners or None) puts a ``place`` lying off ``card`` (overlap
+    under 0.9) back onto it (overlap above ``overlap``)."""
+    from setvision.vision.geometry import convex_iou
+
+    assert convex_iou(place, card) < 0.9
+    mended = mend(image, place)
+    assert mended is not None
+    assert convex_iou(mended, card) > overlap
+
+
 def symbol_box(x: int, width: int = 30, height: int = 60) -> np.ndarray:
     """A symbol's contour: a box ``width`` wide from ``x`` along a laid-out card."""
     return np.array([[[x, 20]], [[x + width, 20]], [[x + width, 20 + height]], [[x, 20 + height]]])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import assert_put_back
 from setvision.vision.find.finder import find_cards
 from setvision.vision.find.turned_place import MIN_TURN, edge_angle, turned_place
 from setvision.vision.geometry import convex_iou, turned_about_centre
@@ -24,11 +25,7 @@ def test_a_place_turned_off_a_drawn_card_is_turned_back_onto_it(drawn):
     image, (_, slanted) = drawn  # the second card lies turned by 30 degrees
     card = np.asarray(slanted, np.float32)
     for off in (-20.0, -8.0, 12.0):
-        place = turned_about_centre(card, off)
-        assert convex_iou(place, card) < 0.9
-        turned = turned_place(image, place)
-        assert turned is not None
-        assert convex_iou(turned, card) > 0.97
+        assert_put_back(turned_place, image, card, turned_about_centre(card, off), 0.97)
 
 
 def test_a_place_along_its_card_or_on_a_bare_table_is_left_as_it_is(drawn):

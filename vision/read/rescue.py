@@ -18,6 +18,7 @@ import numpy as np
 from setvision.vision.find.local_outline import local_outline
 from setvision.vision.find.turned_place import turned_place
 from setvision.vision.geometry import convex_overlap, scaled_about_centre, touches_border
+from setvision.vision.read.centred_place import centred_on_symbols
 
 #: A place the net sees is counted as a card when read with at least this confidence (the
 #: probability that all four attributes are right together, ``CardReading.confidence``).
@@ -55,7 +56,8 @@ def outline_variants(
     turned to the straight edges in it (``turned_place``: where no region parts the card from
     its table), and, read nearly surely (``worth_retrying``), its outline shrunk by
     ``OUTLINE_SLACK`` (grown, the outline takes in a neighbour's print or table, and the card's
-    margins misread its number)."""
+    margins misread its number) and the place moved onto the middle of its symbols
+    (``centred_on_symbols``: the net's rectangle may lie off a card whose edges are faint)."""
     if confidence is not None and rescued(confidence, level):
         return []
     variants = []
@@ -67,6 +69,9 @@ def outline_variants(
         variants.append(turned)
     if confidence is not None and worth_retrying(confidence, level):
         variants.append(scaled_about_centre(corners, 1 - OUTLINE_SLACK))
+        centred = centred_on_symbols(image, corners)
+        if centred is not None:
+            variants.append(centred)
     return variants
 
 
