@@ -42,6 +42,7 @@ def test_a_centred_place_or_one_without_print_is_left_as_it_is(drawn):
     blank = np.full((200, 200, 3), 128, np.uint8)
     square = np.float32([[50, 50], [150, 60], [140, 160], [40, 150]])
     assert centred_on_symbols(blank, square) is None
+    assert centred_on_symbols(image, np.zeros((4, 2), np.float32)) is None  # no area
 
 
 def test_the_centred_place_is_a_variant_of_a_place_read_nearly_surely(drawn):
