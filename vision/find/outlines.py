@@ -867,6 +867,7 @@ def _symbol_cards(
     crowded = {k for k in range(len(cards)) if sum(k in h for h in homes) >= 2}
     # symbols the size of those on the cards already found (within what perspective allows)
     expected = SYMBOL_TO_WIDTH * width if len(cards) >= MIN_CARDS_TO_COMPARE else 0.0
+    least, most = (share * expected for share in SYMBOL_LENGTH_RANGE)
     found = []  # per group: its likeliest card (or None), and a function giving others
     searched = np.ones(len(groups), bool)
     if groups and on_card is not None:
@@ -874,7 +875,6 @@ def _symbol_cards(
     for group, home, wanted in zip(groups, homes, searched):
         if not wanted or (home and not crowded.intersection(home)):
             continue
-        least, most = (share * expected for share in SYMBOL_LENGTH_RANGE)
         if expected and not least < group[0].length < most:
             continue
         # faint edges (white on white): looked for again, weaker
@@ -991,6 +991,15 @@ def find_outlines(image: np.ndarray, on_card: OnCard | None = None) -> list[Outl
     return outlines
 
 
+def _two_taken_for_one(cards: list[_Candidate]) -> bool:
+    """Whether one of the photo's cards is much larger than the others (``MERGED_FACTOR``):
+    two touching cards taken for one."""
+    if len(cards) < MIN_CARDS_TO_COMPARE:
+        return False
+    areas = [c.quad_area for c in cards]
+    return max(areas) > MERGED_FACTOR * float(np.median(areas))
+
+
 def _find(
     image: np.ndarray, long_side: int, on_card: OnCard | None = None
 ) -> tuple[list[_Candidate], float]:
@@ -1017,11 +1026,7 @@ def _find(
         cards = _select(view, cards + _verified(view, extra))
         _, boxes = _unexplained(view, cards, max(areas[0], UNEXPLAINED_SHARE * typical))
     # paper left unexplained, or a card much larger than the others (two cards taken for one)
-    card_areas = [c.quad_area for c in cards]
-    merged = len(cards) >= MIN_CARDS_TO_COMPARE and (
-        max(card_areas) > MERGED_FACTOR * float(np.median(card_areas))
-    )
-    if boxes or merged:
+    if boxes or _two_taken_for_one(cards):
         cards = _select(view, cards + _symbol_cards(view, cards, on_copy))
     cards = _consistent(cards)
     _lengthen_short(view, cards)
