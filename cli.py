@@ -775,25 +775,34 @@ def _eval_find(args: argparse.Namespace) -> int:
 def _eval_cut(args: argparse.Namespace, boards: list, reader) -> int:
     from setvision.app import evaluating
     from setvision.vision.learn.cut_eval import (
+        ACROSS,
+        ALONG,
+        AT_CORNER,
+        CORNER_DEPTHS,
         OUTCOMES,
         RIGHT_WHILE_SURE,
+        SHOWN,
         WRONG_WHILE_SURE,
         summarise_cuts,
     )
 
-    directions = {"across": (False,), "along": (True,), "both": (False, True)}[args.cut]
+    hows = {"both": (ACROSS, ALONG), "all": (ACROSS, ALONG, AT_CORNER)}.get(args.cut, (args.cut,))
     step = Progress(len(boards)).step
-    results = evaluating.cut_reading(boards, reader, directions, args.jobs, step)
+    results = evaluating.cut_reading(boards, reader, hows, args.jobs, step)
     print("cards cut by the photo's edge: labelled boards cropped across up to 4 cards each")
-    for along, how, share_of in ((False, "across", "length"), (True, "along", "width")):
-        if along not in directions:
-            continue
-        cuts = [r for r in results if r.along == along]
-        print(f"\ncut {how} the card's length (a share of its {share_of} shown)")
+    titles = {
+        ACROSS: ("cut across the card's length", "share shown", SHOWN),
+        ALONG: ("cut along the card's length", "share of width shown", SHOWN),
+        AT_CORNER: ("cut at one corner (cards at a slant)", "depth to next corner", CORNER_DEPTHS),
+    }
+    for how in hows:
+        title, column, shares = titles[how]
+        cuts = [r for r in results if r.how == how]
+        print(f"\n{title}")
         sure = f"{RIGHT_WHILE_SURE} | {WRONG_WHILE_SURE}"
-        print(f"| share shown | cuts | {' | '.join(OUTCOMES)} | {sure} |")
+        print(f"| {column} | cuts | {' | '.join(OUTCOMES)} | {sure} |")
         print("|---:|---:|" + "---:|" * (len(OUTCOMES) + 2))
-        for share, counts in summarise_cuts(cuts).items():
+        for share, counts in summarise_cuts(cuts, shares).items():
             name = "**all**" if share < 0 else f"{share:.2f}"
             total = sum(counts[o] for o in OUTCOMES)
             cells = " | ".join(f"{counts[o]} ({counts[o] / max(total, 1):.1%})" for o in OUTCOMES)
@@ -805,9 +814,7 @@ def _eval_cut(args: argparse.Namespace, boards: list, reader) -> int:
         for r in results:
             if r.outcome == "wrong":
                 sure = " (sure)" if r.sure else ""
-                how = "along" if r.along else "across"
-                print(f"{r.file}: cut {how}, {r.shown:.2f} shown, read {r.read}{sure}, "
-                      f"is {r.truth}")  # fmt: skip
+                print(f"{r.file}: cut {r.how}, {r.shown:.2f}, read {r.read}{sure}, is {r.truth}")
     return EXIT_OK
 
 
@@ -1288,10 +1295,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument(
         "--cut",
         nargs="?",
-        const="both",
-        choices=("across", "along", "both"),
+        const="all",
+        choices=("across", "along", "corner", "both", "all"),
         help="cards cut by the photo's edge: labelled photos cropped across their cards' "
-        "length, along it, or both (the default); read right, left out or read wrong",
+        "length, along it, at one corner of cards at a slant, across and along (both), or "
+        "all three (the default); read right, left out or read wrong",
     )
     evaluation.add_argument(
         "--finder",

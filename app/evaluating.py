@@ -121,16 +121,15 @@ def _readers_without_each(
 def cut_reading(
     boards: list[Board],
     reader: CardReader,
-    directions: tuple[bool, ...] = (False, True),
+    hows: tuple[str, ...] = ("across", "along"),
     jobs: int = 1,
     on_done=None,
 ) -> list:
     """The boards' cards cut by the photo's edge and read by ``reader``
-    (``vision.learn.cut_eval``); ``directions``: across the card's length (False), along it
-    (True)."""
+    (``vision.learn.cut_eval``); ``hows``: across the card's length, along it, at a corner."""
     from setvision.vision.learn.cut_eval import run_cut_reading
 
-    return run_cut_reading(boards, reader, directions, jobs, on_done)
+    return run_cut_reading(boards, reader, hows, jobs, on_done)
 
 
 # ---------------------------------------------------------------- card finding alone

@@ -6,11 +6,13 @@ from types import SimpleNamespace
 
 import numpy as np
 from setvision.vision.learn.cut_eval import (
+    CORNER_DEPTHS,
     RIGHT_WHILE_SURE,
     SHOWN,
     WRONG_WHILE_SURE,
     CutResult,
     crops_across,
+    crops_at_corner,
     outcome,
     summarise_cuts,
 )
@@ -78,3 +80,23 @@ def test_cuts_are_counted_per_share_and_sure_readings_apart():
     assert table[0.55][RIGHT_WHILE_SURE] == 0
     assert table[-1.0]["right"] == 2 and table[-1.0][RIGHT_WHILE_SURE] == 1
     assert sum(table[0.65].values()) == 0
+
+
+def test_a_card_at_a_slant_is_cut_at_its_outermost_corner_only():
+    centre = CARD.mean(axis=0)
+    turn = np.radians(30)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    turned = (CARD - centre) @ rotation.T + centre
+    image = np.zeros((160, 240, 3), np.uint8)
+    crops = crops_at_corner(image, turned, keep_start=True, axis=0)
+    assert [c.shown for c in crops] == list(CORNER_DEPTHS)
+    ends = np.sort(turned[:, 0])
+    for crop in crops:  # the cut lies between the rightmost corner and the next
+        assert ends[-2] < crop.image.shape[1] <= ends[-1]
+        assert (crop.card[:, 0] >= crop.image.shape[1] - 1).sum() == 1
+    from_top = crops_at_corner(image, turned, keep_start=False, axis=1)[0]
+    assert from_top.image.shape[0] < image.shape[0] and (from_top.card[:, 1] <= 0).sum() == 1
+
+
+def test_a_card_along_an_axis_is_not_cut_at_a_corner():
+    assert crops_at_corner(np.zeros((100, 200, 3), np.uint8), CARD, True, axis=0) == []

@@ -5,8 +5,9 @@ silently wrong. So labelled photos are cut: for up to ``CARDS_PER_BOARD`` cards 
 lying along one of the photo's axes (within ``MAX_TURN``), the photo is cropped across the
 card's length so that a ``SHOWN`` share of the card remains, its whole end kept, and the crop
 is read as any photo; then cropped along its length the same way (a share of its width
-shown, its whole long side kept). The card is then read right, read wrong, left out (and
-why), or not found at all.
+shown, its whole long side kept). Cards at a slant are also cut at one corner: the photo
+cropped across its outermost corner, ``CORNER_DEPTHS`` of the way to the next. The card is
+then read right, read wrong, left out (and why), or not found at all.
 """
 
 from __future__ import annotations
@@ -32,14 +33,24 @@ MAX_TURN = 25.0
 MIN_CROP = 50
 #: The outcomes, in the order reported.
 OUTCOMES = ("right", "left out", "not found", "wrong")
+#: How a card is cut: across its length, along it, or at one corner.
+ACROSS, ALONG, AT_CORNER = "across", "along", "corner"
+#: How far a corner's cut runs from the card's outermost corner (along the photo's axis)
+#: towards the next corner: beyond that, two corners would lie outside.
+CORNER_DEPTHS = (0.25, 0.5, 0.75, 0.95)
+#: A card is cut at a corner only when its next corner lies at least this share of the card's
+#: short side further in than its outermost one (turned about 12 degrees or more off the
+#: axis): less, and the cut takes a sliver of its edge.
+MIN_CORNER_REACH = 0.2
 
 
 @dataclass(frozen=True)
 class CutResult:
     """One labelled card cut by the edge of a cropped photo, and what the reader made of it:
     ``outcome`` one of ``OUTCOMES``, ``read`` the card read or why it was left out, ``sure``
-    whether it was read confidently (a "no set" may rest on it), ``along`` whether the cut
-    ran along the card's length (``shown`` a share of its width) rather than across it."""
+    whether it was read confidently (a "no set" may rest on it), ``how`` the cut ran:
+    ``ACROSS`` the card's length (``shown`` a share of its length), ``ALONG`` it (a share of
+    its width) or ``AT_CORNER`` (``shown``: one of ``CORNER_DEPTHS``)."""
 
     file: str
     source: str
@@ -48,7 +59,7 @@ class CutResult:
     outcome: str
     read: str = ""
     sure: bool = False
-    along: bool = False
+    how: str = ACROSS
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,22 @@ class Crop:
     shown: float
     image: np.ndarray
     card: np.ndarray  # the card's corners in the crop, cut to it
+
+
+def _cropped(
+    image: np.ndarray, corners: np.ndarray, axis: int, at: int, keep_start: bool, shown: float
+) -> Crop | None:
+    """``image`` cut by the column (``axis`` 0) or row (1) ``at``, the part before it kept
+    (``keep_start``) or after it, with the card's ``corners`` in the crop; None when too little
+    is left (``MIN_CROP``)."""
+    kept = slice(0, at) if keep_start else slice(at, None)
+    crop = image[:, kept] if axis == 0 else image[kept]
+    if min(crop.shape[:2]) < MIN_CROP:
+        return None
+    card = corners.copy()
+    card[:, axis] -= 0 if keep_start else at
+    card[:, axis] = np.clip(card[:, axis], 0, crop.shape[1 - axis] - 1)
+    return Crop(shown, np.ascontiguousarray(crop), card.astype(np.float32))
 
 
 def crops_across(
@@ -82,15 +109,29 @@ def crops_across(
     crops = []
     for share in SHOWN:
         at = int(round(low + share * (high - low) if keep_start else high - share * (high - low)))
-        kept = slice(0, at) if keep_start else slice(at, None)
-        crop = image[:, kept] if axis == 0 else image[kept]
-        if min(crop.shape[:2]) < MIN_CROP:
-            continue
-        card = corners.copy()
-        card[:, axis] -= 0 if keep_start else at
-        card[:, axis] = np.clip(card[:, axis], 0, crop.shape[1 - axis] - 1)
-        crops.append(Crop(share, np.ascontiguousarray(crop), card.astype(np.float32)))
-    return crops
+        crops.append(_cropped(image, corners, axis, at, keep_start, share))
+    return [c for c in crops if c is not None]
+
+
+def crops_at_corner(
+    image: np.ndarray, corners: np.ndarray, keep_start: bool, axis: int
+) -> list[Crop]:
+    """``image`` cropped across the card at ``corners`` by a column (``axis`` 0) or a row (1)
+    through its outermost corner that way (``keep_start``: the part towards the image's top or
+    left is kept, so the corner furthest from it is cut), at each of ``CORNER_DEPTHS`` of the
+    way to its next corner; none when the card lies too close to that axis
+    (``MIN_CORNER_REACH``)."""
+    corners = np.asarray(corners, np.float64)
+    sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+    ends = np.sort(corners[:, axis])
+    outer, nearest = (ends[-1], ends[-2]) if keep_start else (ends[0], ends[1])
+    if abs(outer - nearest) < MIN_CORNER_REACH * sides.min():
+        return []
+    crops = []
+    for depth in CORNER_DEPTHS:
+        at = int(round(outer + depth * (nearest - outer)))
+        crops.append(_cropped(image, corners, axis, at, keep_start, depth))
+    return [c for c in crops if c is not None]
 
 
 def _spread(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -113,10 +154,21 @@ def outcome(layout, card: np.ndarray, truth: str) -> tuple[str, str, bool]:
     return "not found", "", False
 
 
-#: The reader of ``run_cut_reading``'s photos and the directions it cuts (set before its worker
+#: The reader of ``run_cut_reading``'s photos and the ways it cuts (set before its worker
 #: processes are forked).
 _READER = None
-_DIRECTIONS: tuple[bool, ...] = (False, True)
+_HOWS: tuple[str, ...] = (ACROSS, ALONG)
+
+
+def _crops(image: np.ndarray, corners: np.ndarray, how: str, file: str) -> list[Crop]:
+    """The crops of ``image`` cutting the card at ``corners`` ``how`` (``ACROSS``, ``ALONG``,
+    ``AT_CORNER``); which end (and, at a corner, which axis) is kept follows from the photo's
+    name, so that both come up over the boards."""
+    bits = int(hashlib.sha1(file.encode()).hexdigest()[:8], 16)
+    keep_start = bits % 2 == 0
+    if how == AT_CORNER:
+        return crops_at_corner(image, corners, keep_start, axis=(bits >> 1) % 2)
+    return crops_across(image, corners, keep_start, along=how == ALONG)
 
 
 def _job(board: Board) -> list[CutResult]:
@@ -127,15 +179,14 @@ def _job(board: Board) -> list[CutResult]:
     outlines = find_cards(photo.image).outlines
     quads = [o.corners_xy * photo.scale for o in outlines]
     pairs = match_by_position(quads, [c.centre for c in board.cards])
-    keep_start = int(hashlib.sha1(board.file.encode()).hexdigest()[:8], 16) % 2 == 0
     results = []
     for label, found in _spread(pairs):
         truth = str(board.cards[label].card)
-        for along in _DIRECTIONS:
-            for crop in crops_across(photo.image, outlines[found].corners_xy, keep_start, along):
+        for how in _HOWS:
+            for crop in _crops(photo.image, outlines[found].corners_xy, how, board.file):
                 what, read, sure = outcome(_READER.read(crop.image), crop.card, truth)
                 results.append(
-                    CutResult(board.file, board.source, crop.shown, truth, what, read, sure, along)
+                    CutResult(board.file, board.source, crop.shown, truth, what, read, sure, how)
                 )
     return results
 
@@ -143,14 +194,14 @@ def _job(board: Board) -> list[CutResult]:
 def run_cut_reading(
     boards: list[Board],
     reader,
-    directions: tuple[bool, ...] = (False, True),
+    hows: tuple[str, ...] = (ACROSS, ALONG),
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> list[CutResult]:
-    """Every board's cards cut and read by ``reader`` (a ``CardReader``), across their length
-    and along it (``directions``: whether along, each)."""
-    global _READER, _DIRECTIONS
-    _READER, _DIRECTIONS = reader, directions
+    """Every board's cards cut and read by ``reader`` (a ``CardReader``) in each of the ways
+    ``hows`` (``ACROSS``, ``ALONG``, ``AT_CORNER``)."""
+    global _READER, _HOWS
+    _READER, _HOWS = reader, hows
     usable = [b for b in boards if b.has_positions and b.kind != "noisy"]
     per_board = _map_photos(_job, usable, jobs, progress, lambda rows: "")
     return [r for rows in per_board for r in rows]
@@ -161,10 +212,13 @@ def run_cut_reading(
 RIGHT_WHILE_SURE, WRONG_WHILE_SURE = "right while sure", "wrong while sure"
 
 
-def summarise_cuts(results: list[CutResult]) -> dict[float, Counter]:
-    """The outcomes' counts (and ``RIGHT_WHILE_SURE``, ``WRONG_WHILE_SURE``) per share shown,
-    and over all shares (key -1)."""
-    table: dict[float, Counter] = {share: Counter() for share in SHOWN}
+def summarise_cuts(
+    results: list[CutResult], shares: tuple[float, ...] = SHOWN
+) -> dict[float, Counter]:
+    """The outcomes' counts (and ``RIGHT_WHILE_SURE``, ``WRONG_WHILE_SURE``) per share shown
+    (``shares``: ``SHOWN``, or ``CORNER_DEPTHS`` for cuts at a corner), and over all of them
+    (key -1)."""
+    table: dict[float, Counter] = {share: Counter() for share in shares}
     table[-1.0] = Counter()
     for r in results:
         for key in (r.shown, -1.0):
