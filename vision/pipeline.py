@@ -25,11 +25,13 @@ from setvision.vision.order import reading_order
 from setvision.vision.read.classify import AttributeModels, load_models
 from setvision.vision.read.cut_cards import (
     COMPLETED_PAST_EDGE,
+    CORNER_COMPLETED,
     COVERED_AT_END,
     KNOWN_NUMBER,
     NEXT_IN_ROW,
     TURNED_HALF,
     card_frame,
+    corner_completed,
     count_by_margin,
     cut_side,
     known_numbers,
@@ -465,6 +467,34 @@ def _whole(
     return features
 
 
+def _corner_cut(image: np.ndarray, outline: Outline, shown_card: np.ndarray) -> CardFeatures | None:
+    """A card with one corner beyond the image's edge (``corner_completed``), read completed:
+    beyond the image it is shown blank (``shown_card``'s paper colour). Read only where its row
+    of symbols shows whole, none of them at the image's edge, centred and evenly spaced, and
+    the margins at both its ends tell the number of symbols: then no symbol hides beyond the
+    corner. None otherwise."""
+    size = (image.shape[1], image.shape[0])
+    whole = corner_completed(outline.corners_xy, size)
+    if whole is None:
+        return None
+    paper = tuple(float(v) for v in np.median(shown_card.reshape(-1, 3), axis=0))
+    canvas, local = _on_paper(image, whole, paper)
+    card, features, laid = _laid_out(canvas, local, long_side_index(local))
+    width = card.shape[1]
+    if not symbols_complete(features, (width, card.shape[0])):
+        return None
+    start, end, symbol_width = _row_extent(features.symbols)
+    count = len(features.symbols)
+    margins = (start, width - end)
+    if any(count_by_margin(m, symbol_width) != count for m in margins):
+        return None
+    to_image = _to_image(card, laid + (whole[0] - local[0]))
+    if any(_at_border(c, to_image, size) for c in features.symbols):
+        return None
+    features.values[CORNER_COMPLETED] = 1.0
+    return features
+
+
 class CardReader:
     """Reads SET cards from images with a fixed model (and optional calibration)."""
 
@@ -582,6 +612,8 @@ class CardReader:
             whole = _whole(image, outline, card, part_reads) if complete_cut else None
             if isinstance(whole, Ignored):
                 return whole
+            if whole is None and complete_cut and not part_reads:
+                whole = _corner_cut(image, outline, card)
             if whole is not None:
                 features = whole
             elif not features.symbols:

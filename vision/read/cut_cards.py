@@ -103,6 +103,40 @@ def cut_side(corners: np.ndarray, size: tuple[int, int]) -> int | None:
     return sides[0] if len(sides) == 1 else None
 
 
+#: A card whose one corner lies beyond the photo's edge is completed there only when at most this
+#: share of it lies beyond: a larger cut may hide a whole symbol near that corner (the row's
+#: margins and centring are checked all the same, ``pipeline``).
+MAX_CORNER_CUT = 0.25
+
+
+def corner_completed(corners: np.ndarray, size: tuple[int, int]) -> np.ndarray | None:
+    """The whole card of an outline with exactly one corner on the photo's edge (``size``: width,
+    height) where the card runs on past it: that corner moved to complete the parallelogram of
+    the other three (within a card the view is taken as even). None when no corner or more than
+    one lies on the edge, when the completed corner lies inside the photo (the card ends there),
+    or when more than ``MAX_CORNER_CUT`` of the card would lie beyond the photo."""
+    corners = np.asarray(corners, np.float64)
+    margin = max(2.0, ON_EDGE * max(size))
+    on_edge = _on_edges(corners, size, margin).any(axis=1)
+    if on_edge.sum() != 1:
+        return None
+    k = int(np.argmax(on_edge))
+    whole = corners.copy()
+    whole[k] = corners[(k - 1) % 4] + corners[(k + 1) % 4] - corners[(k + 2) % 4]
+    if not _on_edges(whole[k : k + 1], size, margin).any():
+        return None  # the card ends inside the photo: its outline only touches the edge
+    card = whole.astype(np.float32)
+    area = float(cv2.contourArea(card))
+    if area <= 0 or not cv2.isContourConvex(card.reshape(-1, 1, 2)):
+        return None
+    width, height = size
+    photo = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    shown, _ = cv2.intersectConvexConvex(card, photo)
+    if 1 - shown / area > MAX_CORNER_CUT:
+        return None
+    return card
+
+
 def shown_lengthwise(corners: np.ndarray, side: int) -> np.ndarray:
     """The corners of the part shown, clockwise from a corner of its whole side (the one
     opposite the cut ``side``): the first side runs along the card to the cut, the last is
@@ -165,6 +199,10 @@ COVERED_AT_END = "covered_at_end"
 #: the margin on its whole side: one or two symbols may lie beyond it all the same, where that
 #: margin was misread (``outline_doubts``).
 COMPLETED_PAST_EDGE = "completed_past_edge"
+#: The feature value (not a model feature) marking a card with one corner beyond the photo's
+#: edge, read completed (``corner_completed``): its row shows whole, centred, and its margins at
+#: both ends tell its number, so nothing of it is in doubt.
+CORNER_COMPLETED = "corner_completed"
 
 
 @dataclass(frozen=True)
