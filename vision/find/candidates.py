@@ -223,20 +223,8 @@ def _areas(quads: np.ndarray) -> np.ndarray:
     return 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
 
 
-def _inside_areas(quads: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """Each quad's (N, 4, 2) area inside an image of ``size`` (width, height)."""
-    width, height = size
-    frame = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
-    inside = _areas(quads)
-    beyond = ((quads < 0) | (quads > np.float32([width, height]))).any(axis=(1, 2))
-    for k in np.flatnonzero(beyond):
-        inside[k] = cv2.intersectConvexConvex(quads[k], frame)[0]
-    return inside
-
-
-def _plausible(quads: np.ndarray, region_areas: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """Which quads (N, 4, 2, clockwise) could be a card seen from any angle. A region cut by the
-    edge of the image (``size``: width, height) fills only the part of its quad inside it."""
+def _plausible(quads: np.ndarray, region_areas: np.ndarray) -> np.ndarray:
+    """Which quads (N, 4, 2, clockwise) could be a card seen from any angle."""
     d = np.roll(quads, -1, axis=1) - quads
     sides = np.sqrt((d * d).sum(axis=2))
     areas = _areas(quads)
@@ -248,7 +236,7 @@ def _plausible(quads: np.ndarray, region_areas: np.ndarray, size: tuple[int, int
     angle_error = np.abs(np.degrees(np.arccos(np.clip(cosines, -1, 1))) - 90).max(axis=1)
     return (
         (areas > 0)
-        & (region_areas >= MIN_FILL * _inside_areas(quads, size))
+        & (region_areas >= MIN_FILL * areas)
         & (np.maximum(pair_a, pair_b) <= MAX_ASPECT * np.maximum(np.minimum(pair_a, pair_b), 1))
         & (angle_error <= MAX_ANGLE_ERROR)
     )
@@ -339,7 +327,7 @@ def find_candidates(maps: Maps) -> list[Candidate]:
     if not quads:
         return []
     ordered = _clockwise(np.array(quads, np.float32))
-    keep = _plausible(ordered, np.array(regions), (width, height))
+    keep = _plausible(ordered, np.array(regions))
     return [
         Candidate(ordered[i], float(regions[i]), float(hulls[i]), makers[i])
         for i in np.flatnonzero(keep)
