@@ -119,11 +119,18 @@ def covered_at_one_end(features: CardFeatures, card_size: tuple[int, int]) -> bo
     symbols = features.symbols
     if not symbols or len(symbols) > 3:
         return False
-    start, end, symbol_width = _row_extent(symbols)
+    start, end, _ = _row_extent(symbols)
     if not complete_row(symbols, start + end):  # alike and evenly spaced, were it centred
         return False
-    margins = (start, card_size[0] - end)
-    return [count_by_margin(m, symbol_width) for m in margins].count(len(symbols)) == 1
+    return _ends_telling_count(symbols, card_size[0]) == 1
+
+
+def _ends_telling_count(symbols: list[np.ndarray], card_width: int) -> int:
+    """How many of a laid-out card's two end margins, beside its row of ``symbols``, tell the
+    row's number of symbols (``count_by_margin``): both on a whole card."""
+    start, end, symbol_width = _row_extent(symbols)
+    margins = (start, card_width - end)
+    return [count_by_margin(m, symbol_width) for m in margins].count(len(symbols))
 
 
 def _upright(features: CardFeatures) -> bool:
@@ -166,6 +173,12 @@ def _laid_out(
         if _upright(turned_features):
             return turned, turned_features, turned_corners
     return card, features, lengthwise
+
+
+def _paper_colour(shown_card: np.ndarray) -> tuple[float, ...]:
+    """The paper colour (BGR) of a card's part shown, laid out: what is shown beyond the photo
+    when the card is completed past its edge."""
+    return tuple(float(v) for v in np.median(shown_card.reshape(-1, 3), axis=0))
 
 
 def _paper_pixel(paper: tuple[float, ...]) -> np.ndarray:
@@ -432,7 +445,7 @@ def _whole(
     if side is None:
         return None
     # beyond the photo the card is shown blank: its paper's colour, no made-up streaks
-    paper = tuple(float(v) for v in np.median(shown_card.reshape(-1, 3), axis=0))
+    paper = _paper_colour(shown_card)
     shown = shown_lengthwise(outline.corners_xy, side)
     frame = card_frame(shown)
     card = rectify(*_on_paper(image, frame, paper), long_side=False)
@@ -477,16 +490,13 @@ def _corner_cut(image: np.ndarray, outline: Outline, shown_card: np.ndarray) -> 
     whole = corner_completed(outline.corners_xy, size)
     if whole is None:
         return None
-    paper = tuple(float(v) for v in np.median(shown_card.reshape(-1, 3), axis=0))
+    paper = _paper_colour(shown_card)
     canvas, local = _on_paper(image, whole, paper)
     card, features, laid = _laid_out(canvas, local, long_side_index(local))
     width = card.shape[1]
     if not symbols_complete(features, (width, card.shape[0])):
         return None
-    start, end, symbol_width = _row_extent(features.symbols)
-    count = len(features.symbols)
-    margins = (start, width - end)
-    if any(count_by_margin(m, symbol_width) != count for m in margins):
+    if _ends_telling_count(features.symbols, width) != 2:
         return None
     to_image = _to_image(card, laid + (whole[0] - local[0]))
     if any(_at_border(c, to_image, size) for c in features.symbols):
