@@ -60,6 +60,8 @@ from setvision.vision.read.vetting import set_aside
 
 #: Why a card cut by the image's edge is not read: a symbol may lie beyond it.
 CUT_BY_BORDER = "cut by the image border"
+#: Why a card found partly under another is not read: a symbol may lie under the card on top.
+PARTLY_COVERED = "partly covered by another card"
 #: A symbol of a cut card must lie this many image pixels inside the image (else it may be cut).
 SYMBOL_MARGIN = 2.0
 #: A card cut along its length is first laid out this many times as far as it shows, blank
@@ -524,8 +526,9 @@ class CardReader:
         timings["find"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         measured, ignored = [], []
-        for outline, probability in zip(outlines, found.probabilities):
-            result = self.measure_found(image, outline)
+        uncovered = found.uncovered or (None,) * len(outlines)
+        for outline, probability, whole in zip(outlines, found.probabilities, uncovered):
+            result = self.measure_found(image, outline, whole)
             if isinstance(result, MeasuredCard):
                 measured.append(replace(result, found_probability=probability))
             else:
@@ -584,13 +587,22 @@ class CardReader:
                 measured.append(variant)
         return measured
 
-    def measure_found(self, image: np.ndarray, outline: Outline) -> MeasuredCard | Ignored:
+    def measure_found(
+        self, image: np.ndarray, outline: Outline, uncovered: Outline | None = None
+    ) -> MeasuredCard | Ignored:
         """``measure_outline`` for an outline the finder found; where no symbol is found on it,
         once more on it grown by ``NO_SYMBOLS_GROWTH``: an outline that follows a card's print
         more than its edge cuts through the symbols it should hold. So too where a cut card
         was completed from halves of its symbols (``TURNED_HALF``): grown, its symbols may show
-        whole, and it is read from those where they do."""
+        whole, and it is read from those where they do. A card taken for one partly covered
+        whose symbols its outline does not hold whole is measured on its ``uncovered`` outline
+        (``Found.uncovered``) where there is one, still as partly covered: read only where its
+        symbols show whole there (or from its whole end)."""
         measured = self.measure_outline(image, outline)
+        covered = isinstance(measured, Ignored) and measured.reason == PARTLY_COVERED
+        if covered and uncovered is not None:
+            again = self.measure_outline(image, replace(uncovered, occluded=True))
+            return again if isinstance(again, MeasuredCard) else measured
         turned = isinstance(measured, MeasuredCard) and measured.features.values.get(TURNED_HALF)
         if not turned and (not isinstance(measured, Ignored) or measured.reason != NO_SYMBOLS):
             return measured
@@ -632,7 +644,7 @@ class CardReader:
                 return Ignored(outline.corners_xy, CUT_BY_BORDER)
         if outline.occluded and not symbols_complete(features, size):
             if not (complete_cut and covered_at_one_end(features, size)):
-                return Ignored(outline.corners_xy, "partly covered by another card")
+                return Ignored(outline.corners_xy, PARTLY_COVERED)
             features.values[COVERED_AT_END] = 1.0
         return MeasuredCard(outline, features)
 

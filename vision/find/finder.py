@@ -188,6 +188,27 @@ def closest_outlines(
     return kept
 
 
+def uncovered_outlines(
+    judged: Sequence[Judged], chosen: list[Judged], accept: float
+) -> list[Judged | None]:
+    """For each of the ``chosen`` cards marked occluded, its surest other outline accepted like
+    it (``accept``) and not marked occluded, overlapping it by ``SAME_OUTLINE`` and clear of
+    the other cards; else None. The previous finder takes a card for one partly covered where a
+    corner of its fit goes astray, while another maker outlines it whole."""
+    unoccluded = [j for j in judged if j.probability >= accept and not j.candidate.occluded]
+    found: list[Judged | None] = []
+    for n, item in enumerate(chosen):
+        quad = item.candidate.quad
+        others = [c.candidate.quad for m, c in enumerate(chosen) if m != n]
+        same = [
+            j for j in unoccluded
+            if convex_iou(j.candidate.quad, quad) >= SAME_OUTLINE
+            and _clear_of(j.candidate.quad, others)
+        ] if item.candidate.occluded else []  # fmt: skip
+        found.append(max(same, key=lambda j: j.probability) if same else None)
+    return found
+
+
 def pick_cards(judged: list[Judged], accept: float, fits: np.ndarray | None = None) -> list[Judged]:
     """The cards among the ``judged`` candidates (``select``), each as its closest outline
     where their ``fits`` are known (``closest_outlines``)."""
@@ -205,12 +226,16 @@ class Found:
     ``net_places``: where the card net sees a card (at ``PLACE_INTERIOR``) that no outline
     explains, as the doubt there or else the net's own outline, its sides snapped to the
     photo's edges: the reader may take them for cards (``vision.read.rescue``).
+    ``uncovered``: for each outline marked ``occluded``, the same card's surest accepted outline
+    that is not (``uncovered_outlines``), else None; in the order of ``outlines`` (empty: none
+    looked for).
     """
 
     outlines: list[Outline]
     possible: list[np.ndarray]
     probabilities: list[float]
     net_places: tuple[Outline, ...] = ()
+    uncovered: tuple[Outline | None, ...] = ()
 
 
 def _to_image(quads: np.ndarray, image: np.ndarray, factor: float) -> np.ndarray:
@@ -377,6 +402,7 @@ def shifted(found: Found, offset: np.ndarray) -> Found:
         [q + offset for q in found.possible],
         found.probabilities,
         tuple(moved(o) for o in found.net_places),
+        tuple(None if o is None else moved(o) for o in found.uncovered),
     )
 
 
@@ -400,19 +426,26 @@ def _find_cards(image: np.ndarray, model: CardnessModel, work_long_side: int) ->
         judged = judge(maps, model, previous_candidates(small, on_card), known=judged)
         chosen = pick_cards(judged, model.accept, fits_of(judged, model))
         in_doubt = doubtful(judged, chosen, model)
-    quads = _to_image(_quads_of(chosen), image, factor)
     margin = BORDER_PX / factor
     size = (image.shape[1], image.shape[0])
-    outlines = []
-    for quad, item in zip(quads, chosen):
-        candidate = item.candidate
-        if candidate.long_side is None:
-            quad = order_corners(quad)
-            long_side = long_side_index(quad)
-        else:  # the previous finder's corners keep their order (its long side refers to it)
-            long_side = candidate.long_side
-        touches = touches_border(quad, size, margin)
-        outlines.append(Outline(quad, touches, candidate.occluded, long_side))
+
+    def outlined(items: list[Judged]) -> list[Outline]:
+        outlines = []
+        for quad, item in zip(_to_image(_quads_of(items), image, factor), items):
+            candidate = item.candidate
+            if candidate.long_side is None:
+                quad = order_corners(quad)
+                long_side = long_side_index(quad)
+            else:  # the previous finder's corners keep their order (its long side refers to it)
+                long_side = candidate.long_side
+            touches = touches_border(quad, size, margin)
+            outlines.append(Outline(quad, touches, candidate.occluded, long_side))
+        return outlines
+
+    outlines = outlined(chosen)
+    alternatives = uncovered_outlines(judged, chosen, model.accept)
+    whole = iter(outlined([j for j in alternatives if j is not None]))
+    uncovered = tuple(None if j is None else next(whole) for j in alternatives)
     doubt_quads, chosen_quads = _quads_of(in_doubt), _quads_of(chosen)
     missed, surer, places = [], [], []  # the net's cards: unexplained, and offered to the reader
     if net is not None:
@@ -422,7 +455,8 @@ def _find_cards(image: np.ndarray, model: CardnessModel, work_long_side: int) ->
     named = named_places(missed, surer, chosen_quads, doubt_quads, paper)
     possible = [order_corners(q / factor) for q in named]
     to_read = [place_outline(q, size, margin) for q in _to_image(np.array(places), image, factor)]
-    return Found(outlines, possible, [j.probability for j in chosen], tuple(to_read))
+    probabilities = [j.probability for j in chosen]
+    return Found(outlines, possible, probabilities, tuple(to_read), uncovered)
 
 
 def on_card_of(paper: CardPaper) -> OnCard:
