@@ -111,6 +111,7 @@ class _Pending:
     thumb: np.ndarray
     found_probability: float = 1.0  # the finder's, for a new card
     net_place: bool = False  # a place the card net sees and no candidate outlines
+    uncovered: Outline | None = None  # the finder's ``Found.uncovered`` for it
 
 
 @dataclass
@@ -241,7 +242,10 @@ class LiveAnalyser:
         self._possible = tuple(still_possible(work.image, found.possible, shown))
         pending, rejected, ignored = [], [], []
         tracks = self.tracker.match(o.corners_xy for o in found.outlines)
-        for outline, track_id, probability in zip(found.outlines, tracks, found.probabilities):
+        uncovered = found.uncovered or (None,) * len(found.outlines)
+        for outline, track_id, probability, whole in zip(
+            found.outlines, tracks, found.probabilities, uncovered
+        ):
             if track_id is not None:
                 confirmed.add(track_id)
                 self.tracker.move(track_id, outline.corners_xy)
@@ -253,7 +257,7 @@ class LiveAnalyser:
                 ignored.append(Ignored(outline.corners_xy, before.reason))
             else:
                 thumb = work.thumb(outline.corners_xy)
-                pending.append(_Pending(outline, None, "new", thumb, probability))
+                pending.append(_Pending(outline, None, "new", thumb, probability, uncovered=whole))
         for place in found.net_places:  # taken only if read surely (``vision.read.rescue``)
             corners = place.corners_xy
             if not self._covered(corners) and self._unreadable(corners) is None:
@@ -388,8 +392,10 @@ class LiveAnalyser:
         fresh: list[tuple[_Pending, MeasuredCard]] = []
         ignored = list(self._ignored)
         for item in pending:
-            measure = self.reader.measure_outline if item.net_place else self.reader.measure_found
-            found = measure(work.image, item.outline)  # as a photo's outlines are measured
+            if item.net_place:  # as a photo's outlines are measured
+                found = self.reader.measure_outline(work.image, item.outline)
+            else:
+                found = self.reader.measure_found(work.image, item.outline, item.uncovered)
             if isinstance(found, MeasuredCard):
                 fresh.append((item, found))
             elif item.net_place:
