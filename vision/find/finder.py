@@ -198,13 +198,15 @@ def uncovered_outlines(
     unoccluded = [j for j in judged if j.probability >= accept and not j.candidate.occluded]
     found: list[Judged | None] = []
     for n, item in enumerate(chosen):
-        quad = item.candidate.quad
+        if not item.candidate.occluded:
+            found.append(None)
+            continue
         others = [c.candidate.quad for m, c in enumerate(chosen) if m != n]
         same = [
             j for j in unoccluded
-            if convex_iou(j.candidate.quad, quad) >= SAME_OUTLINE
+            if convex_iou(j.candidate.quad, item.candidate.quad) >= SAME_OUTLINE
             and _clear_of(j.candidate.quad, others)
-        ] if item.candidate.occluded else []  # fmt: skip
+        ]  # fmt: skip
         found.append(max(same, key=lambda j: j.probability) if same else None)
     return found
 
