@@ -1,11 +1,14 @@
 """A card partly under another, its outline running on under the card on top: read from the
 margin at its whole end when that margin tells the number its symbols show, never surely."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from conftest import symbol_box
 from setvision.vision.find.candidates import Candidate
-from setvision.vision.find.finder import Judged, find_cards, uncovered_outlines
+from setvision.vision.find.finder import Found, Judged, find_cards, shifted, uncovered_outlines
+from setvision.vision.find.outlines import Outline
 from setvision.vision.geometry import contains_point
 from setvision.vision.image import rescale
 from setvision.vision.pipeline import covered_at_one_end
@@ -102,3 +105,12 @@ def test_a_card_outlined_astray_as_covered_is_read_on_its_whole_outline(reader, 
     layout = reader.read(small)
     there = [c for c in layout.cards if contains_point(np.asarray(c.corners_xy), centre)]
     assert [str(c.card) for c in there] == ["1-green-striped-squiggle"]
+
+
+def test_uncovered_outlines_move_with_the_picture_between_bars():
+    quad = np.float32(WHOLE)
+    whole = Outline(quad, False, False, 0)
+    found = Found([replace(whole, occluded=True)], [], [0.97], (), (whole,))
+    moved = shifted(found, np.float32([10, 40]))
+    assert np.allclose(moved.uncovered[0].corners_xy, quad + [10, 40])
+    assert shifted(Found([whole], [], [0.99], (), (None,)), np.float32([1, 1])).uncovered == (None,)
