@@ -51,11 +51,9 @@ from setvision.vision.read.outline_doubts import doubt_symbols_beyond, doubt_tur
 from setvision.vision.read.rectify import rectify
 from setvision.vision.read.rescue import (
     RESCUE_CONFIDENCE,
-    CardSize,
     best_reading,
     outline_variants,
     still_possible,
-    typical_card,
 )
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
@@ -535,8 +533,7 @@ class CardReader:
                 measured.append(replace(result, found_probability=probability))
             else:
                 ignored.append(result)
-        typical = typical_card([m.outline.corners_xy for m in measured])
-        taken = self.rescue(image, found.net_places, typical=typical)
+        taken = self.rescue(image, found.net_places)
         measured += taken
         cards = np.array([m.outline.corners_xy for m in taken], np.float32).reshape(-1, 4, 2)
         possible = unexplained_cards(found.possible, cards)  # a card taken explains its place
@@ -546,41 +543,31 @@ class CardReader:
         return measured, ignored, timings, possible
 
     def rescue(
-        self,
-        image: np.ndarray,
-        places: Sequence[Outline],
-        level: float = RESCUE_CONFIDENCE,
-        typical: CardSize | None = None,
+        self, image: np.ndarray, places: Sequence[Outline], level: float = RESCUE_CONFIDENCE
     ) -> list[MeasuredCard]:
         """The ``places`` where the card net sees a card that no candidate outlines, measured,
-        that read as a card with at least ``level`` confidence (see ``vision.read.rescue``;
-        ``typical``: the cards found, ``typical_card``); the finder gave them no probability
-        (0)."""
+        that read as a card with at least ``level`` confidence (see ``vision.read.rescue``);
+        the finder gave them no probability (0)."""
         taken = []
         for place in places:
-            readings = self.read_place(image, place, level, typical)
+            readings = self.read_place(image, place, level)
             best = best_reading([confidence for confidence, _ in readings], level)
             if best is not None:
                 taken.append(replace(readings[best][1], found_probability=0.0))
         return taken
 
     def read_place(
-        self,
-        image: np.ndarray,
-        place: Outline,
-        retry_below: float = RESCUE_CONFIDENCE,
-        typical: CardSize | None = None,
+        self, image: np.ndarray, place: Outline, retry_below: float = RESCUE_CONFIDENCE
     ) -> list[tuple[float, MeasuredCard]]:
         """A place measured and read alone (confidence, measurement): on its outline, then, when
         that reads below ``retry_below`` or cannot be measured, on its outline's variants
-        (``outline_variants``; ``typical``: the cards found); none when no outline of it can be
-        measured."""
+        (``outline_variants``); none when no outline of it can be measured."""
         first = self.measure_outline(image, place)
         readings = []
         if isinstance(first, MeasuredCard):
             readings.append((self.classify([first])[0].confidence, first))
         own = readings[0][0] if readings else None
-        for variant in self.measure_variants(image, place, own, retry_below, typical):
+        for variant in self.measure_variants(image, place, own, retry_below):
             readings.append((self.classify([variant])[0].confidence, variant))
         return readings
 
@@ -590,13 +577,11 @@ class CardReader:
         place: Outline,
         confidence: float | None,
         level: float = RESCUE_CONFIDENCE,
-        typical: CardSize | None = None,
     ) -> list[MeasuredCard]:
         """A place's outline variants (``outline_variants``, for its own outline read with
-        ``confidence`` below ``level``; ``typical``: the cards found) measured, those that can
-        be."""
+        ``confidence`` below ``level``) measured, those that can be."""
         measured = []
-        for corners in outline_variants(image, place.corners_xy, confidence, level, typical):
+        for corners in outline_variants(image, place.corners_xy, confidence, level):
             variant = self.measure_outline(image, _relaid(place, corners, image))
             if isinstance(variant, MeasuredCard):
                 measured.append(variant)

@@ -22,7 +22,6 @@ from setvision.vision.read.rescue import (
     RESCUE_LEVELS,
     best_reading,
     still_possible,
-    typical_card,
 )
 from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE, set_aside
 
@@ -142,10 +141,8 @@ def read_found(
     if outlines.net_places:
         shown = np.array(outlines.net_places, np.float32) / np.float32(scale)
         retry_below = max(level for level in levels if level <= 1.0)
-        typical = typical_card([m.outline.corners_xy for m in cards])  # as ``CardReader``'s
         for quad in snap_sides(image, shown, outlines.snap_reach / scale):
-            place = place_outline(quad, size, BORDER_PX)
-            readings = reader.read_place(image, place, retry_below, typical)
+            readings = reader.read_place(image, place_outline(quad, size, BORDER_PX), retry_below)
             if readings:
                 places.append(readings)
 

@@ -48,7 +48,7 @@ from setvision.vision.live.motion import (
 from setvision.vision.live.source import Frame
 from setvision.vision.live.tracking import LiveLayout, Track, Tracker
 from setvision.vision.pipeline import CardReader, MeasuredCard
-from setvision.vision.read.rescue import best_reading, rescued, still_possible, typical_card
+from setvision.vision.read.rescue import best_reading, rescued, still_possible
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
 
@@ -277,11 +277,7 @@ class LiveAnalyser:
         """A net place's reading, or a variant's of its outline when only that one reads as a
         card (as ``CardReader.read_place`` on a photo), each read among the cards followed."""
         options = [(measured, reading)]
-        typical = typical_card([m.outline.corners_xy for m in context])
-        variants = self.reader.measure_variants(
-            work.image, place, reading.confidence, typical=typical
-        )
-        for variant in variants:
+        for variant in self.reader.measure_variants(work.image, place, reading.confidence):
             options.append((variant, self.reader.classify([*context, variant])[-1]))
         best = best_reading([r.confidence for _, r in options])
         return options[0 if best is None else best]

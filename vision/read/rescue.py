@@ -14,18 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import cv2
 import numpy as np
 from setvision.vision.find.local_outline import local_outline
 from setvision.vision.find.turned_place import turned_place
-from setvision.vision.geometry import (
-    convex_overlap,
-    long_side_index,
-    order_corners,
-    scaled_about_centre,
-    side_lengths,
-    touches_border,
-)
+from setvision.vision.geometry import convex_overlap, scaled_about_centre, touches_border
 from setvision.vision.read.centred_place import centred_on_symbols
 
 #: A place the net sees is counted as a card when read with at least this confidence (the
@@ -45,44 +37,6 @@ TOUCH_GROWTH = 0.05
 #: A place where a card may be missed within this many image pixels of the image's edge may be
 #: a card cut by it.
 PLACE_BORDER_PX = 2.0
-#: A place smaller than this share of the cards found (their median area) is read once more at
-#: their size (``sized_place``): where the net sees a card faintly, its outline may cover the
-#: card's print alone, and a card's margins tell its number.
-SMALL_PLACE = 0.6
-
-#: A typical card of a layout: its long and short sides (image pixels).
-CardSize = tuple[float, float]
-
-
-def typical_card(quads: Sequence[np.ndarray]) -> CardSize | None:
-    """The median long and short sides of the cards ``quads`` (image pixels); None without
-    any."""
-    if not len(quads):
-        return None
-    sides = np.array([side_lengths(np.asarray(q, np.float32).reshape(4, 2)) for q in quads])
-    pairs = np.stack([sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]], axis=1) / 2
-    return float(np.median(pairs.max(axis=1))), float(np.median(pairs.min(axis=1)))
-
-
-def sized_place(corners: np.ndarray, typical: CardSize | None) -> np.ndarray | None:
-    """A place (``corners``, image pixels) smaller than ``SMALL_PLACE`` of the ``typical`` card,
-    as a rectangle of that card's size about its centre, its length along the place's; None
-    where it is not that small (or no card tells the size)."""
-    if typical is None:
-        return None
-    corners = np.asarray(corners, np.float32).reshape(4, 2)
-    length, width = typical
-    if abs(cv2.contourArea(corners)) >= SMALL_PLACE * length * width:
-        return None
-    lengthwise = np.roll(corners, -long_side_index(corners), axis=0)
-    along = (lengthwise[1] - lengthwise[0]) + (lengthwise[2] - lengthwise[3])
-    along /= max(float(np.linalg.norm(along)), 1e-9)
-    across = np.float32([-along[1], along[0]])
-    half_along, half_across = along * length / 2, across * width / 2
-    centre = corners.mean(axis=0)
-    rectangle = [centre - half_along - half_across, centre + half_along - half_across,
-                 centre + half_along + half_across, centre - half_along + half_across]  # fmt: skip
-    return order_corners(np.float32(rectangle))
 
 
 def rescued(confidence: float, level: float = RESCUE_CONFIDENCE) -> bool:
@@ -95,7 +49,6 @@ def outline_variants(
     corners: np.ndarray,
     confidence: float | None,
     level: float = RESCUE_CONFIDENCE,
-    typical: CardSize | None = None,
 ) -> list[np.ndarray]:
     """Other outlines of a place (``corners``) whose own outline read with ``confidence``
     (None: it could not be measured), below ``level``: the card outlined again from the paper
@@ -104,15 +57,10 @@ def outline_variants(
     its table), and, read nearly surely (``worth_retrying``), its outline shrunk by
     ``OUTLINE_SLACK`` (grown, the outline takes in a neighbour's print or table, and the card's
     margins misread its number) and the place moved onto the middle of its symbols
-    (``centred_on_symbols``: the net's rectangle may lie off a card whose edges are faint); and,
-    where it is much smaller than the ``typical`` card found, the place at that card's size
-    (``sized_place``)."""
+    (``centred_on_symbols``: the net's rectangle may lie off a card whose edges are faint)."""
     if confidence is not None and rescued(confidence, level):
         return []
     variants = []
-    sized = sized_place(corners, typical)
-    if sized is not None:
-        variants.append(sized)
     local = local_outline(image, corners)
     if local is not None:
         variants.append(local)
