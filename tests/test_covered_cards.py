@@ -1,5 +1,6 @@
 """A card partly under another, its outline running on under the card on top: read from the
-margin at its whole end when that margin tells the number its symbols show, never surely."""
+margin at its whole end when that margin tells the number its symbols show, never surely. A
+card wrongly taken for covered is read on another accepted outline of it, where there is one."""
 
 from dataclasses import replace
 
@@ -87,7 +88,7 @@ def test_a_card_taken_for_covered_has_its_whole_outline_where_one_was_accepted()
     assert uncovered_outlines([covered, whole, neighbour], [covered, neighbour], 0.5)[0] is None
 
 
-#: Twenty cards on a grey sheet; at long side 1200 the previous finder outlines the card of one
+#: Twenty cards on a dark table; at long side 1200 the previous finder outlines the card of one
 #: green striped squiggle at (647, 902) with a corner astray and takes it for one partly
 #: covered, while the fast makers outline it whole.
 ASTRAY = "boards/Webrewthebestbeer1__set-solver/images__DSC00553.jpg"
