@@ -526,8 +526,7 @@ class CardReader:
         timings["find"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         measured, ignored = [], []
-        uncovered = found.uncovered or (None,) * len(outlines)
-        for outline, probability, whole in zip(outlines, found.probabilities, uncovered):
+        for outline, probability, whole in zip(outlines, found.probabilities, found.uncovered_each):
             result = self.measure_found(image, outline, whole)
             if isinstance(result, MeasuredCard):
                 measured.append(replace(result, found_probability=probability))

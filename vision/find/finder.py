@@ -239,6 +239,11 @@ class Found:
     net_places: tuple[Outline, ...] = ()
     uncovered: tuple[Outline | None, ...] = ()
 
+    @property
+    def uncovered_each(self) -> tuple[Outline | None, ...]:
+        """``uncovered`` for each outline (None for all where none were looked for)."""
+        return self.uncovered or (None,) * len(self.outlines)
+
 
 def _to_image(quads: np.ndarray, image: np.ndarray, factor: float) -> np.ndarray:
     return snap_sides(image, quads / factor, SNAP_PX / factor) if len(quads) else quads

@@ -242,9 +242,8 @@ class LiveAnalyser:
         self._possible = tuple(still_possible(work.image, found.possible, shown))
         pending, rejected, ignored = [], [], []
         tracks = self.tracker.match(o.corners_xy for o in found.outlines)
-        uncovered = found.uncovered or (None,) * len(found.outlines)
         for outline, track_id, probability, whole in zip(
-            found.outlines, tracks, found.probabilities, uncovered
+            found.outlines, tracks, found.probabilities, found.uncovered_each
         ):
             if track_id is not None:
                 confirmed.add(track_id)

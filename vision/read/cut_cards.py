@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from setvision.solver import VALUES
+from setvision.vision.geometry import convex_overlap
 from setvision.vision.read.features import MARGIN, CardFeatures
 
 #: A card's margin beside its row of symbols (from its short edge to the nearest symbol) over
@@ -131,8 +132,7 @@ def corner_completed(corners: np.ndarray, size: tuple[int, int]) -> np.ndarray |
         return None
     width, height = size
     photo = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
-    shown, _ = cv2.intersectConvexConvex(card, photo)
-    if 1 - shown / area > MAX_CORNER_CUT:
+    if 1 - convex_overlap(card, photo) / area > MAX_CORNER_CUT:
         return None
     return card
 
