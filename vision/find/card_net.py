@@ -66,8 +66,9 @@ def load_card_net(held_out: str | None = None) -> cv2.dnn.Net:
 def normalise(image: np.ndarray) -> np.ndarray:
     """Each channel less its mean, over the image's spread: the same under any light level."""
     x = image.astype(np.float32)
-    x -= x.reshape(-1, 3).mean(0)
-    return x / (x.std() + SPREAD_FLOOR)
+    x -= np.asarray(cv2.mean(image)[:3], np.float32)  # numpy's mean over pixels takes 1 ms
+    x /= x.std() + SPREAD_FLOOR
+    return x
 
 
 @dataclass(frozen=True)
