@@ -753,15 +753,16 @@ def _eval_find(args: argparse.Namespace) -> int:
     if args.scales:
         agreement = evaluating.scale_agreement(truths, finder, args.jobs, progress.step)
         print("| source | photos | same cards at long sides 800, 1200, 1600 | same re-saved "
-              "| same at 0.95 and 1.05 times |")  # fmt: skip
-        print("|---|---:|---:|---:|---:|")
+              "| same at 0.95 and 1.05 times | same turned a quarter and half round |")  # fmt: skip
+        print("|---|---:|---:|---:|---:|---:|")
         for row in (*agreement.sources, replace(agreement.overall, source="**all**")):
             print(f"| {row.source} | {row.photos} | {row.same:.3f} | {row.same_resaved:.3f} "
-                  f"| {row.same_near:.3f} |")  # fmt: skip
+                  f"| {row.same_near:.3f} | {row.same_turned:.3f} |")  # fmt: skip
         if args.details:
             for c in agreement.differing:
                 print(f"{c.file}: cards per size {c.counts}, same cards re-saved: "
-                      f"{c.same_resaved}, at 0.95 and 1.05 times: {c.same_near}")  # fmt: skip
+                      f"{c.same_resaved}, at 0.95 and 1.05 times: {c.same_near}, "
+                      f"turned: {c.same_turned}")  # fmt: skip
         return EXIT_OK
     results = evaluating.evaluate_finding(truths, finder, args.jobs, progress.step, frame)
     if frame:
@@ -1284,7 +1285,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument(
         "--scales",
         action="store_true",
-        help="with --find: read photos at long sides 800, 1200, 1600; share with the same cards",
+        help="with --find: read photos at long sides 800, 1200, 1600, re-saved, resized by 5%%"
+        " and turned; share with the same cards",
     )
     evaluation.add_argument(
         "--read",

@@ -209,13 +209,14 @@ def held_out_reading(
 @dataclass(frozen=True)
 class ScaleRow:
     """How many photos of a source, and the shares giving the same cards at every size, when
-    saved again as a JPEG, and resized by a few percent."""
+    saved again as a JPEG, resized by a few percent, and turned a quarter and half round."""
 
     source: str
     photos: int
     same: float
     same_resaved: float
     same_near: float
+    same_turned: float
 
 
 @dataclass(frozen=True)
@@ -231,20 +232,22 @@ class ScaleAgreement:
 def scale_agreement(
     truths: list, finder: str = "learned", jobs: int = 1, on_done: OnDone | None = None
 ) -> ScaleAgreement:
-    """Each photo read at long sides 800, 1200 and 1600, saved again as a JPEG, and resized by
-    a few percent: does it give the same cards?"""
+    """Each photo read at long sides 800, 1200 and 1600, saved again as a JPEG, resized by a
+    few percent, and turned a quarter and half round: does it give the same cards?"""
     from setvision.vision.learn.find_eval import run_scale_agreement
 
     checks = run_scale_agreement(truths, _finder(finder), jobs, on_done)
 
     def row(source: str, rows: list) -> ScaleRow:
         shares = [float(np.mean([getattr(r, name) for r in rows])) if rows else np.nan
-                  for name in ("same", "same_resaved", "same_near")]  # fmt: skip
+                  for name in ("same", "same_resaved", "same_near", "same_turned")]  # fmt: skip
         return ScaleRow(source, len(rows), *shares)
 
     by_source: dict[str, list] = {}
     for check in checks:
         by_source.setdefault(check.source, []).append(check)
     sources = tuple(row(source, rows) for source, rows in sorted(by_source.items()))
-    differing = tuple(c for c in checks if not (c.same and c.same_resaved and c.same_near))
+    differing = tuple(
+        c for c in checks if not (c.same and c.same_resaved and c.same_near and c.same_turned)
+    )
     return ScaleAgreement(sources, row("all", checks), differing)

@@ -488,10 +488,11 @@ def test_eval_find_scales_prints_agreement_per_source(capsys):
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.startswith("| source"))
     assert "same re-saved" in header and "same at 0.95 and 1.05 times" in header
+    assert "same turned a quarter and half round" in header
     assert any(line.startswith("| antingshen") for line in out.splitlines())
     total = [line for line in out.splitlines() if line.startswith("| **all** |")]
     assert len(total) == 1
-    shares = [float(c) for c in total[0].strip("|").split("|")[-3:]]
+    shares = [float(c) for c in total[0].strip("|").split("|")[-4:]]
     assert all(0.0 <= share <= 1.0 for share in shares)
 
 
@@ -532,6 +533,36 @@ def test_a_finder_that_depends_on_the_photos_exact_size_is_caught_when_it_is_res
 
     assert not near_agreement(image, by_size)
     assert near_agreement(image, in_proportion)
+
+
+@pytest.mark.parametrize("turn", [cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180], ids=["quarter", "half"])
+def test_a_point_of_a_turned_photo_is_mapped_back_to_its_own_pixel(turn):
+    from setvision.vision.learn.find_eval import turned_back
+
+    image = np.zeros((30, 50), np.uint8)
+    image[7, 41] = 255  # row 7, column 41: the point (41, 7)
+    turned = cv2.rotate(image, turn)
+    row, column = np.argwhere(turned == 255)[0]
+    home = turned_back(np.array([[column, row]]), turn, (50, 30))
+    assert home.tolist() == [[41.0, 7.0]]
+
+
+def test_a_finder_that_depends_on_the_photos_orientation_is_caught_when_it_is_turned():
+    from setvision.vision.learn.find_eval import turn_agreement
+
+    image = np.zeros((300, 400, 3), np.uint8)
+    image[40:120, 250:300] = 255  # one bright card-like patch
+
+    def on_the_patch(picture):  # outlines the patch, wherever it lies
+        ys, xs = np.nonzero(picture[..., 0])
+        x0, x1, y0, y1 = xs.min(), xs.max(), ys.min(), ys.max()
+        return [np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])]
+
+    def upright_only(picture):  # the same, but only in the photo's own orientation
+        return on_the_patch(picture) if picture.shape == image.shape else []
+
+    assert turn_agreement(image, on_the_patch)
+    assert not turn_agreement(image, upright_only)
 
 
 def test_points_inside_many_quads_at_once_agree_with_opencv_one_quad_at_a_time():

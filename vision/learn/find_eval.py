@@ -374,6 +374,10 @@ SAME_CARD_IOU = 0.5
 #: A photo is also read at its own size times these factors: resized by a few percent, as a
 #: phone, a messenger or an editor does, it must give the same cards.
 NEAR_FACTORS = (0.95, 1.05)
+#: A photo is also read turned a quarter round (clockwise) and half round (``cv2.rotate``
+#: codes): taken with the phone held the other way, or from the other side of the table, it
+#: must give the same cards.
+TURNS = (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180)
 
 
 def same_cards(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
@@ -435,9 +439,34 @@ def near_agreement(image: np.ndarray, finder: Finder, own: list[np.ndarray] | No
                for factor in NEAR_FACTORS)  # fmt: skip
 
 
+def turned_back(points: np.ndarray, turn: int, size: tuple[int, int]) -> np.ndarray:
+    """``points`` (N, 2) of a photo of ``size`` (width, height) turned by ``turn`` (a
+    ``cv2.rotate`` code of ``TURNS``), in the photo's own pixels."""
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    width, height = size
+    x, y = points[:, 0], points[:, 1]
+    if turn == cv2.ROTATE_90_CLOCKWISE:  # (x, y) was turned to (height - 1 - y, x)
+        return np.stack([y, height - 1 - x], axis=1)
+    if turn == cv2.ROTATE_180:
+        return np.stack([width - 1 - x, height - 1 - y], axis=1)
+    raise ValueError(f"not a turn setvision checks: {turn}")
+
+
+def turn_agreement(image: np.ndarray, finder: Finder, own: list[np.ndarray] | None = None) -> bool:
+    """Whether the photo gives the same cards as it is and turned (``TURNS``; ``own``: its
+    cards as it is, if already found)."""
+    own = _own_cards(image, finder) if own is None else own
+    size = (image.shape[1], image.shape[0])
+    return all(
+        same_cards(own, [turned_back(q, turn, size) for q in finder(cv2.rotate(image, turn))])
+        for turn in TURNS
+    )
+
+
 @dataclass(frozen=True)
 class ScaleCheck:
-    """One photo read at several sizes and re-saved: whether its cards stay the same."""
+    """One photo read at several sizes, re-saved, resized a little and turned: whether its
+    cards stay the same."""
 
     file: str
     source: str
@@ -445,6 +474,7 @@ class ScaleCheck:
     counts: list[int]  # cards at each of those sides
     same_resaved: bool
     same_near: bool  # at its own size and ``NEAR_FACTORS`` times
+    same_turned: bool  # as it is and turned (``TURNS``)
 
 
 def _scale_job(args: tuple[FindTruth, Finder | None]) -> ScaleCheck:
@@ -456,7 +486,8 @@ def _scale_job(args: tuple[FindTruth, Finder | None]) -> ScaleCheck:
     own = _own_cards(image, finder)  # found once for both comparisons with the photo itself
     same_resaved = resave_agreement(image, finder, own)
     same_near = near_agreement(image, finder, own)
-    return ScaleCheck(truth.file, truth.source, agree, counts, same_resaved, same_near)
+    same_turned = turn_agreement(image, finder, own)
+    return ScaleCheck(truth.file, truth.source, agree, counts, same_resaved, same_near, same_turned)
 
 
 def run_scale_agreement(
@@ -465,6 +496,7 @@ def run_scale_agreement(
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> list[ScaleCheck]:
-    """Every photo read at several sizes and re-saved (``ScaleCheck``)."""
+    """Every photo read at several sizes, re-saved, resized a little and turned
+    (``ScaleCheck``)."""
     items = [(t, finder) for t in truths]
     return _map_photos(_scale_job, items, jobs, progress, lambda r: r.file)
