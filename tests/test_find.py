@@ -561,8 +561,14 @@ def test_a_finder_that_depends_on_the_photos_orientation_is_caught_when_it_is_tu
     def upright_only(picture):  # the same, but only in the photo's own orientation
         return on_the_patch(picture) if picture.shape == image.shape else []
 
+    def right_half_only(picture):  # the same, but only in the picture's right half
+        found = on_the_patch(picture)
+        return found if found[0][:, 0].mean() > picture.shape[1] / 2 else []
+
     assert turn_agreement(image, on_the_patch)
-    assert not turn_agreement(image, upright_only)
+    assert not turn_agreement(image, upright_only)  # caught turned a quarter round
+    assert right_half_only(cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE))  # not by a quarter...
+    assert not turn_agreement(image, right_half_only)  # ... but turned half round
 
 
 def test_points_inside_many_quads_at_once_agree_with_opencv_one_quad_at_a_time():
