@@ -606,8 +606,12 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_train_finder(args: argparse.Namespace) -> int:
     from setvision.app.training import train_card_finder
 
+    if args.seed < 0:
+        raise SetvisionError(f"--seed must be 0 or more, got {args.seed}")
     progress = Progress(1)
-    report, out = train_card_finder(data_dir(args.data), args.out, args.jobs, progress.step)
+    report, out = train_card_finder(
+        data_dir(args.data), args.out, args.jobs, progress.step, args.seed
+    )
     _print_held_out(report)
     info = report.model.trained_on
     print(
@@ -1240,6 +1244,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="PATH", help="model file to write (default: the checkout's shipped one)"
     )
     train_finder.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    train_finder.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="draw the shipped forests with this seed (default 0, the shipped model's): "
+        "another seed shows what a refit alone moves",
+    )
     train_finder.set_defaults(handler=cmd_train_finder)
 
     evaluation = sub.add_parser("eval", help="measure accuracy on labelled photos")

@@ -36,14 +36,19 @@ def train_attributes(data: Path, out: str | None = None, jobs: int = 1, boards: 
 
 
 def train_card_finder(
-    data: Path, out: str | None = None, jobs: int = 1, on_done: Callable[[str], None] | None = None
+    data: Path,
+    out: str | None = None,
+    jobs: int = 1,
+    on_done: Callable[[str], None] | None = None,
+    seed: int = 0,
 ):
-    """Fit the card finder's model and write it; returns ``(report, path)``, the report with
-    the held-out figures the fit was chosen by (``vision.learn.find_training``)."""
+    """Fit the card finder's model (its forests drawn with ``seed``) and write it; returns
+    ``(report, path)``, the report with the held-out figures the fit was chosen by
+    (``vision.learn.find_training``)."""
     from setvision.vision.find.cardness import FINDER_MODEL
     from setvision.vision.learn.find_training import train_finder
 
     path = Path(checkout_model_path(out, FINDER_MODEL))
-    report = train_finder(data, jobs, on_done)
+    report = train_finder(data, jobs, on_done, seed)
     path.write_text(report.model.to_json())
     return report, path

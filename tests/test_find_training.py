@@ -141,3 +141,56 @@ def test_held_out_a_doubt_is_named_only_on_the_nets_card_paper():
     card[:, 40:] = 0.01
     (place,) = named(card)
     assert np.allclose(np.sort(place, 0), np.sort(RIGHT, 0))
+
+
+def _random_samples(seed: int) -> list[PhotoSamples]:
+    """Two photos of random candidates, half of them cards."""
+    draw = np.random.default_rng(seed)
+    photos = []
+    for name in ("a.jpg", "b.jpg"):
+        features = draw.normal(size=(60, len(FEATURES))).astype(np.float32)
+        labels = (features[:, 0] + 0.5 * draw.normal(size=60) > 0).astype(np.int8)
+        photos.append(PhotoSamples(
+            name, "somebody/photos", "somebody/photos", features, labels,
+            np.zeros((60, 4, 2), np.float32), 1.0, np.zeros((4, 4), np.uint8),
+            np.zeros((4, 4), np.uint8),
+        ))  # fmt: skip
+    return photos
+
+
+def test_the_seed_draws_the_finders_forests():
+    samples = _random_samples(0)
+    overlaps = {s.file: np.linspace(0.4, 1.0, len(s.labels)) for s in samples}
+
+    def drawn(seed: int) -> tuple[np.ndarray, np.ndarray]:
+        looks = find_training.fit_cardness(samples, trees=5, seed=seed)
+        fit = find_training.fit_outline_fit(samples, overlaps, seed=seed)
+        return looks.forest.threshold, fit.threshold
+
+    again, other = drawn(0), drawn(1)
+    assert all(np.array_equal(a, b) for a, b in zip(drawn(0), again, strict=True))
+    assert not any(np.array_equal(a, b) for a, b in zip(again, other, strict=True))
+
+
+def test_train_finder_passes_its_seed_to_the_fit_and_refuses_a_negative_one(
+    monkeypatch, tmp_path, capsys
+):
+    from setvision.cli import main
+    from setvision.solver.errors import SetvisionError
+
+    seeds = []
+
+    def fake_train_finder(data, jobs, progress, seed):
+        seeds.append(seed)
+        raise SetvisionError("fitted nothing")
+
+    monkeypatch.setattr(find_training, "train_finder", fake_train_finder)
+    out = str(tmp_path / "finder.json")
+    assert main(["train-finder", "--data", str(tmp_path), "--out", out, "--seed", "3"]) == 2
+    assert seeds == [3]
+    assert main(["train-finder", "--data", str(tmp_path), "--out", out, "--seed", "-1"]) == 2
+    assert seeds == [3]
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "setvision: error: --seed must be 0 or more, got -1"
+    )
+    assert not (tmp_path / "finder.json").exists()

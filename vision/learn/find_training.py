@@ -689,10 +689,12 @@ class FinderReport:
 
 
 def train_finder(
-    data_dir: Path, jobs: int = 1, progress: Callable[[str], None] | None = None
+    data_dir: Path, jobs: int = 1, progress: Callable[[str], None] | None = None, seed: int = 0
 ) -> FinderReport:
     """The finder's two looks fitted on every labelled photo (the second look on held-out
-    first looks), the decision levels learned from held-out results, and those results."""
+    first looks), the decision levels learned from held-out results, and those results.
+    ``seed`` draws the shipped forests (the held-out ones, and so the levels, keep seed 0):
+    refitting with another shows how much a refit alone moves what the finder reads."""
     truths = finder_truths(data_dir)
     samples = all_samples(truths, jobs)
     folds = source_folds(samples, NEW_SOURCE)
@@ -710,8 +712,8 @@ def train_finder(
     )  # fmt: skip
     unseen = _without_source(samples, NEW_SOURCE, progress)
     judged_unseen = judge_held_out(truths, unseen, levels, net_unseen)
-    model = fit_cardness(samples, first)
-    fit_forest = fit_outline_fit(samples, outline_overlaps(samples, truths))
+    model = fit_cardness(samples, first, seed=seed)
+    fit_forest = fit_outline_fit(samples, outline_overlaps(samples, truths), seed=seed)
     trained_on = {**model.trained_on, **levels.trained_on}
     return FinderReport(
         replace(
