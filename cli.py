@@ -736,7 +736,7 @@ def _eval_find(args: argparse.Namespace) -> int:
                              "leave out --loso and --scales")  # fmt: skip
     frame = parse_frame_size(args.letterbox, "--letterbox") if args.letterbox else None
     if args.loso:
-        report = evaluating.held_out_finding(data, args.jobs, Progress(1).step)
+        report = evaluating.held_out_finding(data, args.jobs, Progress(1).step, args.finder_seed)
         _print_held_out(report)
         if args.details:
             print("\nphotos held out not found complete (each judged as in the tables above)")
@@ -858,6 +858,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if not args.loso or args.find or args.cut or args.calibration:
             raise SetvisionError(
                 "--seeds refits the held-out attribute forests: use it with --loso alone"
+            )
+    if args.finder_seed != 0:
+        if args.finder_seed < 0:
+            raise SetvisionError(f"--finder-seed must be 0 or more, got {args.finder_seed}")
+        if not (args.find and args.loso):
+            raise SetvisionError(
+                "--finder-seed refits the held-out finder forests: use it with --find --loso"
             )
     if args.card_free:
         return _eval_card_free(args)
@@ -1271,6 +1278,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="with --loso: fit the held-out attribute forests with seeds 0 to N-1 and report "
         "board exact per source under each, its mean and range (the draw's own noise)",
+    )
+    evaluation.add_argument(
+        "--finder-seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --find --loso: draw every held-out finder forest with seed N (default 0, the "
+        "shipped settings'): another seed shows what a draw alone moves",
     )
     evaluation.add_argument(
         "--details",

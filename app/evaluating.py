@@ -170,12 +170,13 @@ def evaluate_finding(
     return run_finding(truths, InFrame(frame, chosen) if frame else chosen, jobs, on_done)
 
 
-def held_out_finding(data: Path, jobs: int = 1, on_done: OnDone | None = None):
+def held_out_finding(data: Path, jobs: int = 1, on_done: OnDone | None = None, seed: int = 0):
     """Card finding with each source (and capture session) judged by a finder fitted without
-    it: ``train_finder``'s report, whose model is not written anywhere."""
+    it, its forests drawn with ``seed``: ``train_finder``'s report, whose model is not written
+    anywhere."""
     from setvision.vision.learn.find_training import train_finder
 
-    return train_finder(data, jobs, on_done)
+    return train_finder(data, jobs, on_done, held_out_seed=seed)
 
 
 def held_out_reading(

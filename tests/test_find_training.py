@@ -194,3 +194,43 @@ def test_train_finder_passes_its_seed_to_the_fit_and_refuses_a_negative_one(
         "setvision: error: --seed must be 0 or more, got -1"
     )
     assert not (tmp_path / "finder.json").exists()
+
+
+def test_held_out_looks_drawn_with_another_seed_are_cached_apart(monkeypatch, tmp_path):
+    monkeypatch.setattr(find_training, "cache_dir", lambda: tmp_path)
+    samples = _random_samples(1)
+    folds = {"a": ["a.jpg"], "b": ["b.jpg"]}
+    zero = find_training.held_out_first_looks(samples, folds)
+    one = find_training.held_out_first_looks(samples, folds, seed=1)
+    assert len(list(tmp_path.iterdir())) == 2
+    assert not np.array_equal(zero["a.jpg"], one["a.jpg"])
+    (tmp_path / "unrelated").write_text("")
+    again = find_training.held_out_first_looks(samples, folds, seed=1)  # read from the cache
+    assert np.array_equal(again["a.jpg"], one["a.jpg"]) and len(list(tmp_path.iterdir())) == 3
+
+
+def test_eval_find_loso_passes_its_finder_seed_and_refuses_it_elsewhere(
+    monkeypatch, tmp_path, capsys
+):
+    from setvision.app import evaluating
+    from setvision.cli import main
+    from setvision.solver.errors import SetvisionError
+
+    seeds = []
+
+    def fake_held_out_finding(data, jobs, on_done, seed):
+        seeds.append(seed)
+        raise SetvisionError("found nothing")
+
+    monkeypatch.setattr(evaluating, "held_out_finding", fake_held_out_finding)
+    data = ["--data", str(tmp_path)]
+    assert main(["eval", "--find", "--loso", "--finder-seed", "2", *data]) == 2
+    assert seeds == [2]
+    for wrong, message in [
+        (["--find", "--loso", "--finder-seed", "-1"], "--finder-seed must be 0 or more, got -1"),
+        (["--find", "--finder-seed", "1"], "use it with --find --loso"),
+        (["--loso", "--finder-seed", "1"], "use it with --find --loso"),
+    ]:
+        assert main(["eval", *wrong, *data]) == 2
+        assert capsys.readouterr().err.strip().splitlines()[-1].endswith(message)
+    assert seeds == [2]

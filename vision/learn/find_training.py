@@ -326,12 +326,14 @@ def held_out_fits(
     truths: list[FindTruth],
     folds: dict[str, list[str]],
     progress: Callable[[str], None] | None = None,
+    seed: int = 0,
 ) -> dict[str, np.ndarray]:
     """Every original photo's candidates' fits from a fit model fitted without its fold (the
-    photos of folds without outlined photos share the model fitted on every outlined photo);
-    cached on disk."""
+    photos of folds without outlined photos share the model fitted on every outlined photo),
+    its forests drawn with ``seed``; cached on disk."""
     steps = inspect.getsource(outline_overlaps) + inspect.getsource(fit_outline_fit)
     described = _described(folds) + _samples_digest(samples) + _fitting_digest() + steps
+    described += _seed_key(seed)
     path = _cache_path("fits", described + truths_digest(truths))
     if path.is_file():
         return pickle.loads(path.read_bytes())
@@ -342,10 +344,10 @@ def held_out_fits(
     for name, files in folds.items():
         held = set(files)
         if held & measured:
-            forest = fit_outline_fit([s for s in samples if s.file not in held], overlaps)
+            forest = fit_outline_fit([s for s in samples if s.file not in held], overlaps, seed)
         else:
             if every is None:
-                every = fit_outline_fit(samples, overlaps)
+                every = fit_outline_fit(samples, overlaps, seed)
             forest = every
         model = replace(_levels(), fit_forest=forest)
         for photo in (s for s in samples if s.file in held and not s.copy):
@@ -361,6 +363,12 @@ def _second_look(samples: list[PhotoSamples], first: dict[str, np.ndarray], tree
     return _forest(x, y, w, FEATURES + CONTEXT, trees, seed)
 
 
+def _seed_key(seed: int) -> str:
+    """What a cache key adds for forests drawn with ``seed`` (nothing for seed 0, whose caches
+    came before seeds could be chosen)."""
+    return f"seed {seed}" if seed else ""
+
+
 def _key(s: PhotoSamples) -> str:
     return f"{s.file} ({s.copy})" if s.copy else s.file
 
@@ -369,16 +377,19 @@ def held_out_first_looks(
     samples: list[PhotoSamples],
     folds: dict[str, list[str]],
     progress: Callable[[str], None] | None = None,
+    seed: int = 0,
 ) -> dict[str, np.ndarray]:
     """Every photo's (and copy's) first-look probabilities from a model fitted without its
-    fold (``folds``: name -> files; a photo's copies leave training with it); cached on disk."""
-    path = _cache_path("first", _described(folds) + _samples_digest(samples) + _fitting_digest())
+    fold (``folds``: name -> files; a photo's copies leave training with it), drawn with
+    ``seed``; cached on disk."""
+    described = _described(folds) + _samples_digest(samples) + _fitting_digest()
+    path = _cache_path("first", described + _seed_key(seed))
     if path.is_file():
         return pickle.loads(path.read_bytes())
     probabilities = {}
     for name, files in folds.items():
         held = set(files)
-        model = fit_cardness([s for s in samples if s.file not in held])
+        model = fit_cardness([s for s in samples if s.file not in held], seed=seed)
         for photo in (s for s in samples if s.file in held):
             probabilities[_key(photo)] = model.first_look(photo.features)
         if progress:
@@ -405,10 +416,12 @@ def held_out_second_looks(
     folds: dict[str, list[str]],
     first: dict[str, np.ndarray],
     progress: Callable[[str], None] | None = None,
+    seed: int = 0,
 ) -> list[HeldOut]:
     """Every original photo's probabilities as ``find_cards`` computes them, the second look
-    fitted without the photo's fold; cached on disk."""
-    path = _cache_path("second", _described(folds) + _samples_digest(samples) + _fitting_digest())
+    fitted without the photo's fold (drawn with ``seed``); cached on disk."""
+    described = _described(folds) + _samples_digest(samples) + _fitting_digest()
+    path = _cache_path("second", described + _seed_key(seed))
     by_key = {_key(s): s for s in samples}
     if path.is_file():
         cached = pickle.loads(path.read_bytes())
@@ -418,8 +431,9 @@ def held_out_second_looks(
     for name, files in folds.items():
         held = set(files)
         training = [s for s in samples if s.file not in held]
+        second = _second_look(training, first, TREES, seed)
         model = CardnessModel(None, ACCEPT, WORK_LONG_SIDE, {},  # type: ignore[arg-type]
-                              context_forest=_second_look(training, first, TREES, 0))  # fmt: skip
+                              context_forest=second)  # fmt: skip
         for photo in (s for s in samples if s.file in held and not s.copy):
             p1 = first[_key(photo)]
             fast = photo.features[:, previous_column] < 0.5
@@ -656,15 +670,18 @@ def finder_truths(data_dir: Path) -> list[FindTruth]:
 
 
 def _without_source(
-    samples: list[PhotoSamples], source: str, progress: Callable[[str], None] | None
+    samples: list[PhotoSamples],
+    source: str,
+    progress: Callable[[str], None] | None,
+    seed: int = 0,
 ) -> list[HeldOut]:
-    """``source``'s photos judged by both looks fitted with none of it: the other sources'
-    first looks held out among themselves, the second look fitted on those."""
+    """``source``'s photos judged by both looks fitted with none of it (drawn with ``seed``):
+    the other sources' first looks held out among themselves, the second look fitted on those."""
     others = [s for s in samples if s.source != source]
-    first = held_out_first_looks(others, source_folds(others, source), progress)
+    first = held_out_first_looks(others, source_folds(others, source), progress, seed)
     unseen = {source: [s.file for s in samples if s.source == source and not s.copy]}
-    first.update(held_out_first_looks(samples, unseen, progress))
-    return held_out_second_looks(samples, unseen, first, progress)
+    first.update(held_out_first_looks(samples, unseen, progress, seed))
+    return held_out_second_looks(samples, unseen, first, progress, seed)
 
 
 def _levels() -> CardnessModel:
@@ -689,18 +706,22 @@ class FinderReport:
 
 
 def train_finder(
-    data_dir: Path, jobs: int = 1, progress: Callable[[str], None] | None = None, seed: int = 0
+    data_dir: Path,
+    jobs: int = 1,
+    progress: Callable[[str], None] | None = None,
+    seed: int = 0,
+    held_out_seed: int = 0,
 ) -> FinderReport:
     """The finder's two looks fitted on every labelled photo (the second look on held-out
     first looks), the decision levels learned from held-out results, and those results.
-    ``seed`` draws the shipped forests (the held-out ones, and so the levels, keep seed 0):
-    refitting with another shows how much a refit alone moves what the finder reads."""
+    ``seed`` draws the shipped forests, ``held_out_seed`` the held-out ones (and so the
+    levels and the held-out figures): another seed shows how much a draw alone moves them."""
     truths = finder_truths(data_dir)
     samples = all_samples(truths, jobs)
     folds = source_folds(samples, NEW_SOURCE)
-    first = held_out_first_looks(samples, folds, progress)
-    held = held_out_second_looks(samples, folds, first, progress)
-    fits = held_out_fits(samples, truths, folds, progress)
+    first = held_out_first_looks(samples, folds, progress, held_out_seed)
+    held = held_out_second_looks(samples, folds, first, progress, held_out_seed)
+    fits = held_out_fits(samples, truths, folds, progress, held_out_seed)
     held = [replace(h, fits=fits.get(_key(h.photo))) for h in held]
     acceptance = _levels()
     net = held_out_net_cards(truths, WORK_LONG_SIDE, CACHED_NET_LEVELS, None, jobs, progress)
@@ -710,7 +731,7 @@ def train_finder(
         [t for t in truths if t.source == NEW_SOURCE], WORK_LONG_SIDE, CACHED_NET_LEVELS,
         NEW_SOURCE, jobs, progress,
     )  # fmt: skip
-    unseen = _without_source(samples, NEW_SOURCE, progress)
+    unseen = _without_source(samples, NEW_SOURCE, progress, held_out_seed)
     judged_unseen = judge_held_out(truths, unseen, levels, net_unseen)
     model = fit_cardness(samples, first, seed=seed)
     fit_forest = fit_outline_fit(samples, outline_overlaps(samples, truths), seed=seed)
