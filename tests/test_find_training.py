@@ -172,19 +172,27 @@ def test_the_seed_draws_the_finders_forests():
     assert not any(np.array_equal(a, b) for a, b in zip(again, other, strict=True))
 
 
+def _seed_catcher(monkeypatch, module, name: str) -> list[int]:
+    """``module.name`` replaced by a stand-in that records the seed it is given (its last
+    argument) and stops there, as a failed run would; the seeds recorded."""
+    from setvision.solver.errors import SetvisionError
+
+    seeds: list[int] = []
+
+    def stand_in(*args):
+        seeds.append(args[-1])
+        raise SetvisionError("stopped before fitting")
+
+    monkeypatch.setattr(module, name, stand_in)
+    return seeds
+
+
 def test_train_finder_passes_its_seed_to_the_fit_and_refuses_a_negative_one(
     monkeypatch, tmp_path, capsys
 ):
     from setvision.cli import main
-    from setvision.solver.errors import SetvisionError
 
-    seeds = []
-
-    def fake_train_finder(data, jobs, progress, seed):
-        seeds.append(seed)
-        raise SetvisionError("fitted nothing")
-
-    monkeypatch.setattr(find_training, "train_finder", fake_train_finder)
+    seeds = _seed_catcher(monkeypatch, find_training, "train_finder")
     out = str(tmp_path / "finder.json")
     assert main(["train-finder", "--data", str(tmp_path), "--out", out, "--seed", "3"]) == 2
     assert seeds == [3]
@@ -214,15 +222,8 @@ def test_eval_find_loso_passes_its_finder_seed_and_refuses_it_elsewhere(
 ):
     from setvision.app import evaluating
     from setvision.cli import main
-    from setvision.solver.errors import SetvisionError
 
-    seeds = []
-
-    def fake_held_out_finding(data, jobs, on_done, seed):
-        seeds.append(seed)
-        raise SetvisionError("found nothing")
-
-    monkeypatch.setattr(evaluating, "held_out_finding", fake_held_out_finding)
+    seeds = _seed_catcher(monkeypatch, evaluating, "held_out_finding")
     data = ["--data", str(tmp_path)]
     assert main(["eval", "--find", "--loso", "--finder-seed", "2", *data]) == 2
     assert seeds == [2]
