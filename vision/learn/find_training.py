@@ -364,8 +364,7 @@ def _second_look(samples: list[PhotoSamples], first: dict[str, np.ndarray], tree
 
 
 def _seed_key(seed: int) -> str:
-    """What a cache key adds for forests drawn with ``seed`` (nothing for seed 0, whose caches
-    came before seeds could be chosen)."""
+    """What a cache key adds for forests drawn with ``seed`` (nothing for the default, 0)."""
     return f"seed {seed}" if seed else ""
 
 
