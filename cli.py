@@ -42,6 +42,12 @@ logger = logging.getLogger("setvision")
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
+def _require_seed(option: str, seed: int) -> None:
+    """Refuse a negative random seed, naming its ``option``."""
+    if seed < 0:
+        raise SetvisionError(f"{option} must be 0 or more, got {seed}")
+
+
 # ---------------------------------------------------------------- text commands
 
 
@@ -148,8 +154,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
             f"--trials must be 1..{MAX_TRIALS:,} (that many take about 6 minutes), "
             f"got {args.trials:,}"
         )
-    if args.seed < 0:
-        raise SetvisionError(f"--seed must be 0 or more, got {args.seed}")
+    _require_seed("--seed", args.seed)
     odds = simulate(args.cards, args.trials, variant, seed=args.seed)
     low, high = odds.interval()
     print(f"deck: {variant.name} ({len(variant.deck)} cards), {odds.sets_in_deck} sets in all")
@@ -606,8 +611,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_train_finder(args: argparse.Namespace) -> int:
     from setvision.app.training import train_card_finder
 
-    if args.seed < 0:
-        raise SetvisionError(f"--seed must be 0 or more, got {args.seed}")
+    _require_seed("--seed", args.seed)
     progress = Progress(1)
     report, out = train_card_finder(
         data_dir(args.data), args.out, args.jobs, progress.step, args.seed
@@ -859,13 +863,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise SetvisionError(
                 "--seeds refits the held-out attribute forests: use it with --loso alone"
             )
-    if args.finder_seed != 0:
-        if args.finder_seed < 0:
-            raise SetvisionError(f"--finder-seed must be 0 or more, got {args.finder_seed}")
-        if not (args.find and args.loso):
-            raise SetvisionError(
-                "--finder-seed refits the held-out finder forests: use it with --find --loso"
-            )
+    _require_seed("--finder-seed", args.finder_seed)
+    if args.finder_seed and not (args.find and args.loso):
+        raise SetvisionError(
+            "--finder-seed refits the held-out finder forests: use it with --find --loso"
+        )
     if args.card_free:
         return _eval_card_free(args)
     if args.find:
