@@ -70,6 +70,22 @@ def test_held_out_probabilities_cached_on_disk_are_keyed_by_how_the_looks_are_fi
     assert find_training._fitting_digest() != before
 
 
+def test_held_out_fits_cached_on_disk_are_keyed_by_the_fit_forests_settings(monkeypatch):
+    samples, folds = _random_samples(0), {"a": ["a.jpg"], "b": ["b.jpg"]}
+
+    def path() -> object:
+        return find_training._fits_cache_path(samples, [], folds, 0)
+
+    before = path()
+    assert path() == before  # the same settings: the cache is reused
+    more = {
+        **find_training._FIT_FOREST,
+        "n_estimators": find_training._FIT_FOREST["n_estimators"] + 1,
+    }
+    monkeypatch.setattr(find_training, "_FIT_FOREST", more)
+    assert path() != before
+
+
 def _photo(fast_found: int, ink: float) -> SentOrNot:
     """A photo of 200 cards with a card's worth of paper left by the fast makers, holding
     ``ink``; the previous finder finds all 200."""

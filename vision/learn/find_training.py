@@ -321,6 +321,17 @@ def fit_outline_fit(samples: list[PhotoSamples], overlaps: dict[str, np.ndarray]
     return _export_forest(forest, FEATURES)
 
 
+def _fits_cache_path(
+    samples: list[PhotoSamples], truths: list[FindTruth], folds: dict[str, list[str]], seed: int
+) -> Path:
+    """Where ``held_out_fits`` caches its fits: keyed, besides the looks' fitting, by the fit
+    forest's settings and the code that labels and fits it."""
+    steps = inspect.getsource(outline_overlaps) + inspect.getsource(fit_outline_fit)
+    described = _described(folds) + _samples_digest(samples) + _fitting_digest() + steps
+    described += repr(_FIT_FOREST) + _seed_key(seed)
+    return _cache_path("fits", described + truths_digest(truths))
+
+
 def held_out_fits(
     samples: list[PhotoSamples],
     truths: list[FindTruth],
@@ -331,10 +342,7 @@ def held_out_fits(
     """Every original photo's candidates' fits from a fit model fitted without its fold (the
     photos of folds without outlined photos share the model fitted on every outlined photo),
     its forests drawn with ``seed``; cached on disk."""
-    steps = inspect.getsource(outline_overlaps) + inspect.getsource(fit_outline_fit)
-    described = _described(folds) + _samples_digest(samples) + _fitting_digest() + steps
-    described += _seed_key(seed)
-    path = _cache_path("fits", described + truths_digest(truths))
+    path = _fits_cache_path(samples, truths, folds, seed)
     if path.is_file():
         return pickle.loads(path.read_bytes())
     overlaps = outline_overlaps(samples, truths)
