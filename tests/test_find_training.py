@@ -3,6 +3,8 @@ asked where the fast makers leave paper unexplained, and by the fast makers alon
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from setvision.vision.find.candidates import PAPER_SHRINK
 from setvision.vision.find.cardness import CardnessModel
@@ -73,7 +75,7 @@ def test_held_out_probabilities_cached_on_disk_are_keyed_by_how_the_looks_are_fi
 def test_held_out_fits_cached_on_disk_are_keyed_by_the_fit_forests_settings(monkeypatch):
     samples, folds = _random_samples(0), {"a": ["a.jpg"], "b": ["b.jpg"]}
 
-    def path() -> object:
+    def path() -> Path:
         return find_training._fits_cache_path(samples, [], folds, 0)
 
     before = path()
