@@ -766,11 +766,20 @@ def _eval_find(args: argparse.Namespace) -> int:
         for row in (*agreement.sources, replace(agreement.overall, source="**all**")):
             print(f"| {row.source} | {row.photos} | {row.same:.3f} | {row.same_resaved:.3f} "
                   f"| {row.same_near:.3f} | {row.same_turned:.3f} |")  # fmt: skip
+        if agreement.decided_by_reader is not None:
+            differ, same = agreement.decided_by_reader
+            print(
+                f"of the {differ} photos whose cards differ between sizes, {same} get the same "
+                "outlines from the finder at every size: there the reader decides differently"
+            )
         if args.details:
             for c in agreement.differing:
+                outlines = ""
+                if c.same_outlines is not None:
+                    outlines = f", the finder's outlines the same at every size: {c.same_outlines}"
                 print(f"{c.file}: cards per size {c.counts}, same cards re-saved: "
                       f"{c.same_resaved}, at 0.95 and 1.05 times: {c.same_near}, "
-                      f"turned: {c.same_turned}")  # fmt: skip
+                      f"turned: {c.same_turned}{outlines}")  # fmt: skip
         return EXIT_OK
     results = evaluating.evaluate_finding(truths, finder, args.jobs, progress.step, frame)
     if frame:

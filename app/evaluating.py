@@ -228,6 +228,10 @@ class ScaleAgreement:
     sources: tuple[ScaleRow, ...]
     overall: ScaleRow
     differing: tuple
+    #: measuring what the reader counts: of the photos whose cards differ between sizes, how
+    #: many, and how many get the same outlines from the finder at every size (None: the
+    #: finder itself measured)
+    decided_by_reader: tuple[int, int] | None = None
 
 
 def scale_agreement(
@@ -235,9 +239,10 @@ def scale_agreement(
 ) -> ScaleAgreement:
     """Each photo read at long sides 800, 1200 and 1600, saved again as a JPEG, resized by a
     few percent, and turned a quarter and half round: does it give the same cards?"""
-    from setvision.vision.learn.find_eval import run_scale_agreement
+    from setvision.vision.learn.find_eval import decided_by_the_reader, run_scale_agreement
 
-    checks = run_scale_agreement(truths, _finder(finder), jobs, on_done)
+    reads = finder in ("read", "live")  # cards read from the learned finder's outlines
+    checks = run_scale_agreement(truths, _finder(finder), jobs, on_done, outlines_too=reads)
 
     def row(source: str, rows: list) -> ScaleRow:
         shares = [float(np.mean([getattr(r, name) for r in rows])) if rows else np.nan
@@ -251,4 +256,5 @@ def scale_agreement(
     differing = tuple(
         c for c in checks if not (c.same and c.same_resaved and c.same_near and c.same_turned)
     )
-    return ScaleAgreement(sources, row("all", checks), differing)
+    decided = decided_by_the_reader(checks) if reads else None
+    return ScaleAgreement(sources, row("all", checks), differing, decided)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from dataclasses import replace
 
 import cv2
@@ -21,7 +22,9 @@ from setvision.vision.geometry import contains_point
 from setvision.vision.image import Photo
 from setvision.vision.learn.find_eval import (
     centre_truths,
+    decided_by_the_reader,
     outline_truths,
+    run_scale_agreement,
     scale_agreement,
     score_found,
 )
@@ -191,6 +194,27 @@ def test_the_same_cards_are_found_at_long_sides_800_1200_and_1600(file, data_dir
     agree, counts = scale_agreement(picture.image, _quads, (800, 1200, 1600))
     assert min(counts) > 0
     assert agree, f"cards found at long sides 800, 1200, 1600: {counts}"
+
+
+def _card_but_at_800(image: np.ndarray) -> list[np.ndarray]:
+    """A reader's cards that change with the photo's size: one card, none at long side 800."""
+    if max(image.shape[:2]) == 800:
+        return []
+    return [np.float64([[0, 0], [50, 0], [50, 80], [0, 80]])]
+
+
+def test_the_scale_check_tells_the_readers_decisions_from_the_finders(truths):
+    """Cards that differ between sizes over outlines that do not are the reader's doing."""
+    photo = truths[0]  # its outlines agree at every size (the test above)
+    (asked,) = run_scale_agreement([photo], _card_but_at_800, outlines_too=True)
+    assert not asked.same and asked.counts == [0, 1, 1]
+    assert asked.same_outlines is True
+    assert decided_by_the_reader([asked]) == (1, 1)
+    (unasked,) = run_scale_agreement([photo], _card_but_at_800)
+    assert unasked.same_outlines is None
+    assert decided_by_the_reader([unasked]) == (0, 0)
+    finder_too = replace(asked, same_outlines=False)
+    assert decided_by_the_reader([asked, finder_too, replace(asked, same=True)]) == (2, 1)
 
 
 # --- the dealer's safety check: a card partly hidden ----------------------------------------
@@ -494,6 +518,17 @@ def test_eval_find_scales_prints_agreement_per_source(capsys):
     assert len(total) == 1
     shares = [float(c) for c in total[0].strip("|").split("|")[-4:]]
     assert all(0.0 <= share <= 1.0 for share in shares)
+    assert "the reader decides differently" not in out  # the finder itself was measured
+
+
+def test_eval_find_scales_read_says_where_the_reader_decided(capsys):
+    assert main(["eval", "--find", "--scales", "--read", "--source", "olicht"]) == 0
+    out = capsys.readouterr().out
+    said = re.search(r"of the (\d+) photos whose cards differ between sizes, (\d+) get the same "
+                     r"outlines from the finder at every size", out)  # fmt: skip
+    assert said, out
+    differ, same = (int(n) for n in said.groups())
+    assert 0 <= same <= differ <= 1
 
 
 def test_a_finder_that_depends_on_exact_pixels_is_caught_when_the_photo_is_re_saved(

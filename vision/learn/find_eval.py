@@ -475,19 +475,24 @@ class ScaleCheck:
     same_resaved: bool
     same_near: bool  # at its own size and ``NEAR_FACTORS`` times
     same_turned: bool  # as it is and turned (``TURNS``)
+    #: whether the learned finder's outlines, which a reader's cards come from, are the same at
+    #: the sizes too (None: not asked): where they are and the cards are not, the reader decided
+    same_outlines: bool | None = None
 
 
-def _scale_job(args: tuple[FindTruth, Finder | None]) -> ScaleCheck:
+def _scale_job(args: tuple[FindTruth, Finder | None, bool]) -> ScaleCheck:
     from setvision.vision.image import load
 
-    truth, finder = args
+    truth, finder, outlines_too = args
     image, finder = load(truth.path).image, finder or _default_finder
     agree, counts = scale_agreement(image, finder)
     own = _own_cards(image, finder)  # found once for both comparisons with the photo itself
     same_resaved = resave_agreement(image, finder, own)
     same_near = near_agreement(image, finder, own)
     same_turned = turn_agreement(image, finder, own)
-    return ScaleCheck(truth.file, truth.source, agree, counts, same_resaved, same_near, same_turned)
+    same_outlines = scale_agreement(image, _default_finder)[0] if outlines_too else None
+    return ScaleCheck(truth.file, truth.source, agree, counts, same_resaved, same_near,
+                      same_turned, same_outlines)  # fmt: skip
 
 
 def run_scale_agreement(
@@ -495,8 +500,17 @@ def run_scale_agreement(
     finder: Finder | None = None,
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
+    outlines_too: bool = False,
 ) -> list[ScaleCheck]:
     """Every photo read at several sizes, re-saved, resized a little and turned
-    (``ScaleCheck``)."""
-    items = [(t, finder) for t in truths]
+    (``ScaleCheck``); with ``outlines_too`` (``finder`` reads the learned finder's outlines),
+    whether those stay the same at the sizes too."""
+    items = [(t, finder, outlines_too) for t in truths]
     return _map_photos(_scale_job, items, jobs, progress, lambda r: r.file)
+
+
+def decided_by_the_reader(checks: list[ScaleCheck]) -> tuple[int, int]:
+    """Of the photos whose cards differ between sizes (and whose outlines were compared too),
+    how many there are and how many of them get the same outlines at every size."""
+    differ = [c for c in checks if not c.same and c.same_outlines is not None]
+    return len(differ), sum(bool(c.same_outlines) for c in differ)
