@@ -771,6 +771,8 @@ def _eval_find(args: argparse.Namespace) -> int:
             print(
                 f"of the {differ} photos whose cards differ between sizes, {same} get the same "
                 "outlines from the finder at every size: there the reader decides differently"
+                if differ
+                else "no photo's cards differ between sizes"
             )
         if args.details:
             for c in agreement.differing:
