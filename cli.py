@@ -661,15 +661,37 @@ def _print_held_out(report) -> None:
     print(f"previous finder asked on {unseen_sent:.1%} of these photos")
 
 
+def _print_level_rows(
+    levels: tuple[float, ...], shipped: float, scored: str, held: list, unseen: list
+) -> None:
+    """One row per level: every card and nothing extra, recall and precision of the held-out
+    photos and of the new source unseen, each photo scored by its ``ReadPhoto`` method
+    ``scored`` at that level."""
+    from setvision.vision.learn.find_eval import summarise_finding
+
+    for level in levels:
+        row = []
+        for photos in (held, unseen):
+            s = summarise_finding([getattr(p, scored)(level) for p in photos])["all"]
+            row.append(f"{s.complete:.3f} {s.recall:.4f} {s.precision:.4f}")
+        mark = "  (shipped)" if level == shipped else ""
+        print(f"  {level:g}: {row[0]} | {row[1]}{mark}")
+
+
 def _print_held_out_reading(held: list, unseen: list, details: bool) -> None:
     from setvision.vision.learn.find_eval import (
         format_find_table,
         incomplete_lines,
         summarise_finding,
     )
-    from setvision.vision.learn.vetting_eval import NO_VETTING, unsaid_line, vetting_options
+    from setvision.vision.learn.vetting_eval import (
+        NO_VETTING,
+        TEXTURED_LEVELS,
+        unsaid_line,
+        vetting_options,
+    )
     from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS
-    from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE
+    from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE, TEXTURED_MARGIN
 
     shipped = (FINDER_UNSURE, READER_UNSURE)
     print("\nthe same held-out cards as the reader counts them, each source read by attribute "
@@ -693,13 +715,11 @@ def _print_held_out_reading(held: list, unseen: list, details: bool) -> None:
     print("\nplaces the card net sees and no candidate outlines, counted as cards from this read "
           "confidence (1.01: none): every card and nothing extra, recall, precision; held out, "
           "then the new source unseen")  # fmt: skip
-    for level in RESCUE_LEVELS:
-        row = []
-        for photos in (held, unseen):
-            s = summarise_finding([p.result_rescued(level) for p in photos])["all"]
-            row.append(f"{s.complete:.3f} {s.recall:.4f} {s.precision:.4f}")
-        mark = "  (shipped)" if level == RESCUE_CONFIDENCE else ""
-        print(f"  {level:g}: {row[0]} | {row[1]}{mark}")
+    _print_level_rows(RESCUE_LEVELS, RESCUE_CONFIDENCE, "result_rescued", held, unseen)
+    print("\noutlines read below 0.5 set aside where their margin's texture is above this "
+          "level (inf: none): every card and nothing extra, recall, precision; held out, then "
+          "the new source unseen")  # fmt: skip
+    _print_level_rows(TEXTURED_LEVELS, TEXTURED_MARGIN, "result_textured", held, unseen)
     print("\nphotos where a card is missed as read and the answer says nothing of it (no place "
           "where a card may be, no card unsure or partly seen, a multiple of three): were the "
           "cards read without a set, \"no set\" would be said wrongly")  # fmt: skip

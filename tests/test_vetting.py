@@ -128,3 +128,59 @@ def test_the_live_referee_sets_the_print_aside_too(reader, bag, monkeypatch):
 
     assert len(layouts[-1].cards) == len(reader.read(bag.image).cards)
     assert sum(i.reason == UNSURE for i in layouts[-1].ignored) == 1
+
+
+def _laid_out_card(print_amplitude: float = 0.0, ramp: float = 0.0) -> np.ndarray:
+    """A laid-out card (``CARD_SIZE``): white paper, three purple ovals across its middle, a
+    lightness ``ramp`` (grey levels per pixel along it, as shade falls) and a checked print of
+    ``print_amplitude`` grey levels over all of it."""
+    import cv2
+    from setvision.vision.read.rectify import CARD_SIZE
+
+    width, height = CARD_SIZE
+    xs = np.arange(width, dtype=np.float32)[None, :, None]
+    ys = np.arange(height, dtype=np.float32)[:, None, None]
+    card = np.full((height, width, 3), 230.0, np.float32) - ramp * xs
+    checks = ((xs // 3 + ys // 3) % 2) * 2 - 1
+    card = card + print_amplitude / 2 * checks
+    for centre in (45, 75, 105):
+        cv2.ellipse(card, (centre, height // 2), (10, 26), 0, 0, 360, (140, 40, 120), -1)
+    return np.clip(card, 0, 255).astype(np.uint8)
+
+
+def test_a_cards_blank_margin_is_smooth_and_a_prints_is_textured():
+    from setvision.vision.read.vetting import TEXTURED_MARGIN, margin_texture
+
+    assert margin_texture(_laid_out_card()) == 0.0  # the ovals lie inside the band
+    assert margin_texture(_laid_out_card(ramp=1.0)) == pytest.approx(1.0, abs=0.05)
+    assert margin_texture(_laid_out_card(print_amplitude=40)) > 2 * TEXTURED_MARGIN
+
+
+def test_a_textured_margin_sets_aside_only_what_reads_unsurely():
+    from setvision.vision.read.vetting import TEXTURED_MARGIN, TEXTURED_READER_UNSURE, set_aside
+
+    rough, smooth = TEXTURED_MARGIN + 1, TEXTURED_MARGIN - 1
+    unsure = TEXTURED_READER_UNSURE - 0.05
+    assert set_aside(0.99, unsure, rough)  # however sure the finder was
+    assert not set_aside(0.99, unsure, smooth)
+    assert not set_aside(0.99, TEXTURED_READER_UNSURE + 0.05, rough)
+    assert not set_aside(0.99, unsure, rough, textured_margin=float("inf"))
+
+
+def test_the_cards_of_real_photos_have_smooth_margins(reader, photo, data_dir):
+    """Cards on a banana-print bag, on wood, in shade and under a lamp: their margins read
+    smooth, the product sets none aside for its texture."""
+    from setvision.vision.read.vetting import TEXTURED_MARGIN
+
+    files = [
+        BAG,
+        "boards/TheBananaBender__Set_vision_player/train__photo_80_2025-06-08_18-40-37.jpg",
+        "boards/nicolashahn__set-solver/image-data__all-cards__raw__20180611_105137.jpg",
+        "boards/Webrewthebestbeer1__set-solver/images__DSC00486.jpg",
+    ]
+    margins = []
+    for file in files:
+        measured, _, _, _ = reader.measure(photo(data_dir / file).image)
+        margins += [m.margin for m in measured]
+    assert len(margins) >= 30
+    assert max(margins) < TEXTURED_MARGIN

@@ -56,7 +56,7 @@ from setvision.vision.read.rescue import (
     still_possible,
 )
 from setvision.vision.read.settle import settle
-from setvision.vision.read.vetting import set_aside
+from setvision.vision.read.vetting import margin_texture, set_aside
 
 #: Why a card cut by the image's edge is not read: a symbol may lie beyond it.
 CUT_BY_BORDER = "cut by the image border"
@@ -98,6 +98,8 @@ class MeasuredCard:
     features: CardFeatures
     #: the finder's probability that the outline is a card
     found_probability: float = 1.0
+    #: how textured the margin of the card as shown is (``vetting.margin_texture``)
+    margin: float = 0.0
 
 
 def symbols_complete(features: CardFeatures, card_size: tuple[int, int]) -> bool:
@@ -645,7 +647,7 @@ class CardReader:
             if not (complete_cut and covered_at_one_end(features, size)):
                 return Ignored(outline.corners_xy, PARTLY_COVERED)
             features.values[COVERED_AT_END] = 1.0
-        return MeasuredCard(outline, features)
+        return MeasuredCard(outline, features, margin=margin_texture(card))
 
     def classify_vetted(
         self, measured: list[MeasuredCard]
@@ -654,7 +656,10 @@ class CardReader:
         (``set_aside``): those come back as card-like shapes (``UNSURE``), and the rest are
         read again without them, since a deck's cards are settled together."""
         readings = self.classify(measured)
-        aside = [set_aside(m.found_probability, r.confidence) for m, r in zip(measured, readings)]
+        aside = [
+            set_aside(m.found_probability, r.confidence, m.margin)
+            for m, r in zip(measured, readings)
+        ]
         if not any(aside):
             return readings, []
         unsure = [Ignored(m.outline.corners_xy, UNSURE) for m, a in zip(measured, aside) if a]

@@ -23,13 +23,20 @@ from setvision.vision.read.rescue import (
     best_reading,
     still_possible,
 )
-from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE, set_aside
+from setvision.vision.read.vetting import (
+    FINDER_UNSURE,
+    READER_UNSURE,
+    TEXTURED_MARGIN,
+    set_aside,
+)
 
 #: The vetting levels tried: (finder unsure below, reader unsure below); (0, 0) sets none aside.
 VETTING_LEVELS = tuple(
     (finder, reader) for finder in (0.8, 0.9, 0.95, 1.01) for reader in (0.2, 0.3, 0.4, 0.5)
 )
 NO_VETTING = (0.0, 0.0)
+#: The textured-margin levels tried at the shipped vetting levels (infinity: none set aside so).
+TEXTURED_LEVELS = (2.0, 2.5, 3.0, 3.5, 4.0, 5.0, float("inf"))
 #: An outline this close to the photo's edge (pixels) may reach past it.
 BORDER_PX = 2.0
 
@@ -53,6 +60,9 @@ class ReadPhoto:
     doubted: bool = False
     #: how many places the answer names where a card may be missed (``Layout.possible``)
     places: int = 0
+    #: at the shipped vetting levels, by the margin texture above which an outline read unsurely
+    #: is set aside (``TEXTURED_LEVELS``): (cards counted, false cards counted)
+    textured: dict[float, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def missed_unsaid(self) -> bool:
@@ -68,6 +78,10 @@ class ReadPhoto:
     def result_rescued(self, level: float) -> FindResult:
         """The photo scored with the net's places counted from read confidence ``level``."""
         return self._scored(self.rescued.get(level, (0, 0)))
+
+    def result_textured(self, level: float) -> FindResult:
+        """The photo scored with outlines read unsurely set aside from margin texture ``level``."""
+        return self._scored(self.textured.get(level, (0, 0)))
 
     def _scored(self, counts: tuple[int, int]) -> FindResult:
         found, false = counts
@@ -158,8 +172,16 @@ def read_found(
         return (quads + [quad for quad, _ in taken], [m.found_probability for m in every],
                 confidences, every)  # fmt: skip
 
-    def counted_at(read, finder_unsure: float, reader_unsure: float) -> tuple[int, int]:
-        kept = [q for q, p, c, _ in zip(*read) if not set_aside(p, c, finder_unsure, reader_unsure)]
+    def counted_at(
+        read, finder_unsure: float, reader_unsure: float, textured: float = TEXTURED_MARGIN
+    ) -> tuple[int, int]:
+        if (finder_unsure, reader_unsure) == NO_VETTING:
+            textured = float("inf")
+        kept = [
+            q
+            for q, p, c, m in zip(*read)
+            if not set_aside(p, c, m.margin, finder_unsure, reader_unsure, textured)
+        ]
         return score_found(truth, kept)
 
     by_level = {level: read_with(level) for level in levels}
@@ -167,6 +189,7 @@ def read_found(
     counted = {levels: counted_at(shipped, *levels) for levels in (NO_VETTING, *VETTING_LEVELS)}
     vetting = (FINDER_UNSURE, READER_UNSURE)
     rescued_counts = {level: counted_at(read, *vetting) for level, read in by_level.items()}
+    textured = {level: counted_at(shipped, *vetting, level) for level in TEXTURED_LEVELS}
     taken = shipped[3][len(cards) :]  # the places read as cards, after the outlines' cards
     possible = np.array(outlines.possible, np.float32).reshape(-1, 4, 2) / np.float32(scale)
     possible = unexplained_cards(possible, [t.outline.corners_xy for t in taken])
@@ -178,7 +201,7 @@ def read_found(
     return ReadPhoto(truth.file, truth.source, truth.group, truth.labelled, counted,
                      rescued=rescued_counts, verdict=layout.verdict,
                      doubted=bool(layout.uncertain or layout.layout_doubts),
-                     places=len(layout.possible))  # fmt: skip
+                     places=len(layout.possible), textured=textured)  # fmt: skip
 
 
 #: The reader of ``read_held_out``'s photos (set before its worker processes are forked).

@@ -420,7 +420,7 @@ class LiveAnalyser:
                 measured, reading = self._surest_place(work, item.outline, measured, reading,
                                                        context)  # fmt: skip
             if item.reason == "new" and (
-                set_aside(item.found_probability, reading.confidence)
+                set_aside(item.found_probability, reading.confidence, measured.margin)
                 or (item.net_place and not rescued(reading.confidence))
             ):
                 aside.append(Ignored(measured.outline.corners_xy, UNSURE))

@@ -7,6 +7,11 @@ it is named as a card-like shape, and "no set" is still never said over it. Eith
 keeps the card: cards the finder is unsure of (half covered, in shade) mostly read well, and
 cards read with little confidence (worn, under glare) are mostly found surely.
 
+A third way aside is a textured margin: a card's blank paper between its edge and its symbols
+is smooth, a printed bag's, a sign's or a basket's is not. Cards read unsurely are often in
+glare, blur or shade, their margins rough too, so only a strongly textured margin counts, and
+only on an outline read with little confidence.
+
 Both levels were chosen on held-out photos (every photo judged by a finder fitted without its
 source or capture session), as the share of photos read with every card and nothing extra:
 ``setvision eval --find --loso --read`` prints the table they were chosen from.
@@ -14,19 +19,49 @@ source or capture session), as the share of photos read with every card and noth
 
 from __future__ import annotations
 
+import cv2
+import numpy as np
+
 #: The finder is unsure of an outline below this probability that it is a card.
 FINDER_UNSURE = 0.9
 #: The reader cannot read an outline when its four attributes are right together with less
 #: than this probability (``CardReading.confidence``).
 READER_UNSURE = 0.4
+#: An outline whose margin is textured is set aside when read with less confidence than this.
+TEXTURED_READER_UNSURE = 0.5
+#: A margin is textured above this median lightness gradient (grey levels per pixel of the
+#: laid-out card, ``rectify.CARD_SIZE``).
+TEXTURED_MARGIN = 3.0
+#: The margin band measured, as shares of the laid-out card's half width and half height from
+#: its centre: beyond the symbols, short of the card's edge.
+MARGIN_BAND = (0.72, 0.9)
+
+
+def margin_texture(card: np.ndarray) -> float:
+    """The median lightness gradient (grey levels per pixel) over the ``MARGIN_BAND`` of a
+    laid-out card image (BGR): about 0.5 on a card's paper, several on a print's."""
+    grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1)
+    gradient = np.sqrt(gx * gx + gy * gy) / 8  # Sobel's 3x3 weights sum to 8 per pixel step
+    height, width = grey.shape
+    across = np.abs(np.arange(width) - (width - 1) / 2) / (width / 2)
+    down = np.abs(np.arange(height) - (height - 1) / 2) / (height / 2)
+    reach = np.maximum(across[None, :], down[:, None])
+    band = (reach >= MARGIN_BAND[0]) & (reach <= MARGIN_BAND[1])
+    return float(np.median(gradient[band]))
 
 
 def set_aside(
     found_probability: float,
     confidence: float,
+    margin: float = 0.0,
     finder_unsure: float = FINDER_UNSURE,
     reader_unsure: float = READER_UNSURE,
+    textured_margin: float = TEXTURED_MARGIN,
 ) -> bool:
-    """Whether an outline found with ``found_probability`` and read with ``confidence`` is
-    set aside as a card-like shape rather than counted as a card (other levels: to measure)."""
-    return found_probability < finder_unsure and confidence < reader_unsure
+    """Whether an outline found with ``found_probability``, read with ``confidence`` and whose
+    ``margin_texture`` is ``margin`` is set aside as a card-like shape rather than counted as a
+    card (other levels: to measure)."""
+    unsure = found_probability < finder_unsure and confidence < reader_unsure
+    return unsure or (confidence < TEXTURED_READER_UNSURE and margin > textured_margin)
