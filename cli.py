@@ -691,7 +691,12 @@ def _print_held_out_reading(held: list, unseen: list, details: bool) -> None:
         vetting_options,
     )
     from setvision.vision.read.rescue import RESCUE_CONFIDENCE, RESCUE_LEVELS
-    from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE, TEXTURED_MARGIN
+    from setvision.vision.read.vetting import (
+        FINDER_UNSURE,
+        READER_UNSURE,
+        TEXTURED_MARGIN,
+        TEXTURED_READER_UNSURE,
+    )
 
     shipped = (FINDER_UNSURE, READER_UNSURE)
     print("\nthe same held-out cards as the reader counts them, each source read by attribute "
@@ -716,9 +721,9 @@ def _print_held_out_reading(held: list, unseen: list, details: bool) -> None:
           "confidence (1.01: none): every card and nothing extra, recall, precision; held out, "
           "then the new source unseen")  # fmt: skip
     _print_level_rows(RESCUE_LEVELS, RESCUE_CONFIDENCE, "result_rescued", held, unseen)
-    print("\noutlines read below 0.5 set aside where their margin's texture is above this "
-          "level (inf: none): every card and nothing extra, recall, precision; held out, then "
-          "the new source unseen")  # fmt: skip
+    print(f"\noutlines read below {TEXTURED_READER_UNSURE:g} set aside where their margin's "
+          "texture is above this level (inf: none): every card and nothing extra, recall, "
+          "precision; held out, then the new source unseen")  # fmt: skip
     _print_level_rows(TEXTURED_LEVELS, TEXTURED_MARGIN, "result_textured", held, unseen)
     print("\nphotos where a card is missed as read and the answer says nothing of it (no place "
           "where a card may be, no card unsure or partly seen, a multiple of three): were the "

@@ -12,7 +12,7 @@ from setvision.vision.layout import UNSURE, Ignored, Layout
 from setvision.vision.learn.find_eval import outline_truths
 from setvision.vision.learn.find_training import HeldOutOutlines
 from setvision.vision.learn.vetting_eval import NO_VETTING, read_found
-from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE
+from setvision.vision.read.vetting import FINDER_UNSURE, READER_UNSURE, TEXTURED_MARGIN
 
 BAG = "boards/TheBananaBender__Set_vision_player/train__photo_49_2025-06-15_12-18-12.jpg"
 #: Where a finder fitted without this photo's source took the bag's banana print for a card
@@ -85,6 +85,9 @@ def test_held_out_reading_counts_the_print_only_without_vetting(reader, bag, dat
     found, false = read.counted[NO_VETTING]
     assert false == 1 and found >= len(cards) - 1  # a card may be unreadable (cut by the border)
     assert read.counted[(FINDER_UNSURE, READER_UNSURE)] == (found, 0)
+    # the textured-margin levels are scored at the shipped levels, the shipped one as counted
+    assert read.textured[TEXTURED_MARGIN] == read.counted[(FINDER_UNSURE, READER_UNSURE)]
+    assert read.textured[float("inf")][0] >= found
 
 
 def test_a_shape_set_aside_is_named_and_keeps_no_set_from_being_said():
