@@ -12,9 +12,9 @@ is smooth, a printed bag's, a sign's or a basket's is not. Cards read unsurely a
 glare, blur or shade, their margins rough too, so only a strongly textured margin counts, and
 only on an outline read with little confidence.
 
-Both levels were chosen on held-out photos (every photo judged by a finder fitted without its
+Every level was chosen on held-out photos (every photo judged by a finder fitted without its
 source or capture session), as the share of photos read with every card and nothing extra:
-``setvision eval --find --loso --read`` prints the table they were chosen from.
+``setvision eval --find --loso --read`` prints the tables they were chosen from.
 """
 
 from __future__ import annotations
