@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -662,17 +662,17 @@ def _print_held_out(report) -> None:
 
 
 def _print_level_rows(
-    levels: tuple[float, ...], shipped: float, scored: str, held: list, unseen: list
+    levels: tuple[float, ...], shipped: float, scored: Callable, held: list, unseen: list
 ) -> None:
     """One row per level: every card and nothing extra, recall and precision of the held-out
-    photos and of the new source unseen, each photo scored by its ``ReadPhoto`` method
-    ``scored`` at that level."""
+    photos and of the new source unseen, each photo scored by ``scored(photo, level)`` (a
+    ``ReadPhoto`` method)."""
     from setvision.vision.learn.find_eval import summarise_finding
 
     for level in levels:
         row = []
         for photos in (held, unseen):
-            s = summarise_finding([getattr(p, scored)(level) for p in photos])["all"]
+            s = summarise_finding([scored(p, level) for p in photos])["all"]
             row.append(f"{s.complete:.3f} {s.recall:.4f} {s.precision:.4f}")
         mark = "  (shipped)" if level == shipped else ""
         print(f"  {level:g}: {row[0]} | {row[1]}{mark}")
@@ -687,6 +687,7 @@ def _print_held_out_reading(held: list, unseen: list, details: bool) -> None:
     from setvision.vision.learn.vetting_eval import (
         NO_VETTING,
         TEXTURED_LEVELS,
+        ReadPhoto,
         unsaid_line,
         vetting_options,
     )
@@ -720,11 +721,11 @@ def _print_held_out_reading(held: list, unseen: list, details: bool) -> None:
     print("\nplaces the card net sees and no candidate outlines, counted as cards from this read "
           "confidence (1.01: none): every card and nothing extra, recall, precision; held out, "
           "then the new source unseen")  # fmt: skip
-    _print_level_rows(RESCUE_LEVELS, RESCUE_CONFIDENCE, "result_rescued", held, unseen)
+    _print_level_rows(RESCUE_LEVELS, RESCUE_CONFIDENCE, ReadPhoto.result_rescued, held, unseen)
     print(f"\noutlines read below {TEXTURED_READER_UNSURE:g} set aside where their margin's "
           "texture is above this level (inf: none): every card and nothing extra, recall, "
           "precision; held out, then the new source unseen")  # fmt: skip
-    _print_level_rows(TEXTURED_LEVELS, TEXTURED_MARGIN, "result_textured", held, unseen)
+    _print_level_rows(TEXTURED_LEVELS, TEXTURED_MARGIN, ReadPhoto.result_textured, held, unseen)
     print("\nphotos where a card is missed as read and the answer says nothing of it (no place "
           "where a card may be, no card unsure or partly seen, a multiple of three): were the "
           "cards read without a set, \"no set\" would be said wrongly")  # fmt: skip
