@@ -649,6 +649,32 @@ class CardReader:
             features.values[COVERED_AT_END] = 1.0
         return MeasuredCard(outline, features, margin=margin_texture(card))
 
+    def read_unsure_again(
+        self, image: np.ndarray, measured: list[MeasuredCard]
+    ) -> list[MeasuredCard]:
+        """The ``measured`` outlines, each that would be set aside (``set_aside``) replaced by
+        its ``surest_variant`` where it has one, keeping the finder's probability: an outline a
+        little off its card, or turned from it, reads unsurely, as a net's place does."""
+        if not measured:
+            return measured
+        again = list(measured)
+        for k, (card, reading) in enumerate(zip(measured, self.classify(measured))):
+            if set_aside(card.found_probability, reading.confidence, card.margin):
+                variant = self.surest_variant(image, card.outline, reading.confidence)
+                if variant is not None:
+                    again[k] = replace(variant, found_probability=card.found_probability)
+        return again
+
+    def surest_variant(
+        self, image: np.ndarray, outline: Outline, confidence: float
+    ) -> MeasuredCard | None:
+        """Of the variants of an ``outline`` read with ``confidence`` (``measure_variants``),
+        the one that reads surest alone, where it reads as a card (``RESCUE_CONFIDENCE``)."""
+        variants = self.measure_variants(image, outline, confidence)
+        alone = [self.classify([variant])[0].confidence for variant in variants]
+        best = best_reading([confidence, *alone])
+        return variants[best - 1] if best else None  # 0: the outline's own, not a variant
+
     def classify_vetted(
         self, measured: list[MeasuredCard]
     ) -> tuple[list[CardReading], list[Ignored]]:
@@ -698,6 +724,9 @@ class CardReader:
         image = as_bgr(image)
         total = time.perf_counter()
         measured, ignored, timings, possible = self.measure(image)
+        start = time.perf_counter()
+        measured = self.read_unsure_again(image, measured)
+        timings["measure"] += (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         readings, unsure = self.classify_vetted(measured)
         ignored += unsure

@@ -150,6 +150,10 @@ def read_found(
             cards.append(replace(measured, found_probability=probability))
         else:
             ignored.append(measured)
+    again = reader.read_unsure_again(image, cards)  # as ``CardReader.read`` does
+    quads = [q if a is c else a.outline.corners_xy * np.float32(scale)
+             for q, c, a in zip(quads, cards, again)]  # fmt: skip
+    cards = again
     levels = {*RESCUE_LEVELS, RESCUE_CONFIDENCE}
     places = []  # per place, its readings alone (confidence, measurement): outline, variants
     if outlines.net_places:

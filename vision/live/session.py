@@ -419,6 +419,12 @@ class LiveAnalyser:
             if item.net_place:
                 measured, reading = self._surest_place(work, item.outline, measured, reading,
                                                        context)  # fmt: skip
+            elif item.reason == "new" and set_aside(
+                item.found_probability, reading.confidence, measured.margin
+            ):  # read again on its variants, as ``CardReader.read_unsure_again`` does
+                variant = self.reader.surest_variant(work.image, item.outline, reading.confidence)
+                if variant is not None:
+                    measured, reading = variant, self.reader.classify([*context, variant])[-1]
             if item.reason == "new" and (
                 set_aside(item.found_probability, reading.confidence, measured.margin)
                 or (item.net_place and not rescued(reading.confidence))
