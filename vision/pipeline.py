@@ -654,11 +654,15 @@ class CardReader:
     ) -> list[MeasuredCard]:
         """The ``measured`` outlines, each that would be set aside (``set_aside``) replaced by
         its ``surest_variant`` where it has one, keeping the finder's probability: an outline a
-        little off its card, or turned from it, reads unsurely, as a net's place does."""
-        if not measured:
-            return measured
+        little off its card, or turned from it, reads unsurely, as a net's place does. Not an
+        outline cut by the image's border: a cut card's number is told from its margins, which
+        a variant moves."""
+        if not any(set_aside(m.found_probability, 0.0, m.margin) for m in measured):
+            return measured  # none would be set aside, however unsurely it read
         again = list(measured)
         for k, (card, reading) in enumerate(zip(measured, self.classify(measured))):
+            if card.outline.touches_border:
+                continue
             if set_aside(card.found_probability, reading.confidence, card.margin):
                 variant = self.surest_variant(image, card.outline, reading.confidence)
                 if variant is not None:

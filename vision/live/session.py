@@ -419,8 +419,10 @@ class LiveAnalyser:
             if item.net_place:
                 measured, reading = self._surest_place(work, item.outline, measured, reading,
                                                        context)  # fmt: skip
-            elif item.reason == "new" and set_aside(
-                item.found_probability, reading.confidence, measured.margin
+            elif (
+                item.reason == "new"
+                and not item.outline.touches_border
+                and set_aside(item.found_probability, reading.confidence, measured.margin)
             ):  # read again on its variants, as ``CardReader.read_unsure_again`` does
                 variant = self.reader.surest_variant(work.image, item.outline, reading.confidence)
                 if variant is not None:
