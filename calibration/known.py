@@ -18,7 +18,9 @@ from setvision.vision.read.features import CardFeatures
 
 
 class _Premeasured(CardReader):
-    """A reader whose measurement is already done: only classification and ordering run."""
+    """A reader whose measurement is already done: only classification and ordering run (and
+    the second reading of outlines that would be set aside, ``read_unsure_again``, as
+    ``CardReader.read`` gives it)."""
 
     def __init__(self, reader: CardReader, measured: list[MeasuredCard], ignored: list[Ignored]):
         super().__init__(reader.models, reader.adjust)

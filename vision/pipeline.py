@@ -730,7 +730,7 @@ class CardReader:
         measured, ignored, timings, possible = self.measure(image)
         start = time.perf_counter()
         measured = self.read_unsure_again(image, measured)
-        timings["measure"] += (time.perf_counter() - start) * 1000
+        timings["measure"] = timings.get("measure", 0.0) + (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         readings, unsure = self.classify_vetted(measured)
         ignored += unsure
