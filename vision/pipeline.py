@@ -568,9 +568,19 @@ class CardReader:
         if isinstance(first, MeasuredCard):
             readings.append((self.classify([first])[0].confidence, first))
         own = readings[0][0] if readings else None
-        for variant in self.measure_variants(image, place, own, retry_below):
-            readings.append((self.classify([variant])[0].confidence, variant))
-        return readings
+        return readings + self.read_variants(image, place, own, retry_below)
+
+    def read_variants(
+        self,
+        image: np.ndarray,
+        place: Outline,
+        confidence: float | None,
+        level: float = RESCUE_CONFIDENCE,
+    ) -> list[tuple[float, MeasuredCard]]:
+        """A place's outline variants (``measure_variants``) measured and read alone
+        (confidence, measurement)."""
+        variants = self.measure_variants(image, place, confidence, level)
+        return [(self.classify([variant])[0].confidence, variant) for variant in variants]
 
     def measure_variants(
         self,
@@ -672,12 +682,11 @@ class CardReader:
     def surest_variant(
         self, image: np.ndarray, outline: Outline, confidence: float
     ) -> MeasuredCard | None:
-        """Of the variants of an ``outline`` read with ``confidence`` (``measure_variants``),
-        the one that reads surest alone, where it reads as a card (``RESCUE_CONFIDENCE``)."""
-        variants = self.measure_variants(image, outline, confidence)
-        alone = [self.classify([variant])[0].confidence for variant in variants]
-        best = best_reading([confidence, *alone])
-        return variants[best - 1] if best else None  # 0: the outline's own, not a variant
+        """Of the variants of an ``outline`` read with ``confidence`` (``read_variants``), the
+        one that reads surest alone, where it reads as a card (``RESCUE_CONFIDENCE``)."""
+        readings = self.read_variants(image, outline, confidence)
+        best = best_reading([confidence, *(alone for alone, _ in readings)])
+        return readings[best - 1][1] if best else None  # 0: the outline's own, not a variant
 
     def classify_vetted(
         self, measured: list[MeasuredCard]
