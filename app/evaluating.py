@@ -218,6 +218,8 @@ class ScaleRow:
     same_resaved: float
     same_near: float
     same_turned: float
+    #: the share whose cards are each read as the same card at every size too (nan: not asked)
+    same_read: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -240,21 +242,28 @@ def scale_agreement(
     """Each photo read at long sides 800, 1200 and 1600, saved again as a JPEG, resized by a
     few percent, and turned a quarter and half round: does it give the same cards?"""
     from setvision.vision.learn.find_eval import decided_by_the_reader, run_scale_agreement
+    from setvision.vision.learn.vetting_eval import counted_readings
 
     reads = finder in ("read", "live")  # cards read from the learned finder's outlines
-    checks = run_scale_agreement(truths, _finder(finder), jobs, on_done, outlines_too=reads)
+    reader = counted_readings if finder == "read" else None
+    checks = run_scale_agreement(truths, _finder(finder), jobs, on_done, reads, reader)
+
+    def share(rows: list, name: str) -> float:
+        asked = [getattr(r, name) for r in rows if getattr(r, name) is not None]
+        return float(np.mean(asked)) if asked else np.nan
 
     def row(source: str, rows: list) -> ScaleRow:
-        shares = [float(np.mean([getattr(r, name) for r in rows])) if rows else np.nan
-                  for name in ("same", "same_resaved", "same_near", "same_turned")]  # fmt: skip
-        return ScaleRow(source, len(rows), *shares)
+        names = ("same", "same_resaved", "same_near", "same_turned", "same_read")
+        return ScaleRow(source, len(rows), *(share(rows, name) for name in names))
 
     by_source: dict[str, list] = {}
     for check in checks:
         by_source.setdefault(check.source, []).append(check)
     sources = tuple(row(source, rows) for source, rows in sorted(by_source.items()))
     differing = tuple(
-        c for c in checks if not (c.same and c.same_resaved and c.same_near and c.same_turned)
+        c
+        for c in checks
+        if not (c.same and c.same_resaved and c.same_near and c.same_turned) or c.same_read is False
     )
     decided = decided_by_the_reader(checks) if reads else None
     return ScaleAgreement(sources, row("all", checks), differing, decided)

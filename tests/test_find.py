@@ -25,6 +25,7 @@ from setvision.vision.learn.find_eval import (
     decided_by_the_reader,
     outline_truths,
     run_scale_agreement,
+    same_readings,
     scale_agreement,
     score_found,
 )
@@ -215,6 +216,37 @@ def test_the_scale_check_tells_the_readers_decisions_from_the_finders(truths):
     assert decided_by_the_reader([unasked]) == (0, 0)
     finder_too = replace(asked, same_outlines=False)
     assert decided_by_the_reader([asked, finder_too, replace(asked, same=True)]) == (2, 1)
+
+
+CARD = np.float64([[0, 0], [50, 0], [50, 80], [0, 80]])
+
+
+def test_readings_are_the_same_only_when_each_card_is_read_as_the_same_card():
+    moved = CARD + 2.0  # the same card outlined a little differently (overlap well over 0.5)
+    elsewhere = CARD + 200.0
+    assert same_readings([(CARD, "one red")], [(moved, "one red")])
+    assert not same_readings([(CARD, "one red")], [(moved, "two red")])
+    assert not same_readings([(CARD, "one red")], [(elsewhere, "one red")])
+    assert not same_readings([(CARD, "one red")], [])
+    assert same_readings([], [])
+
+
+def _read_otherwise_at_800(image: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    """A reader whose one card is read as another at long side 800 (in the photo's pixels at
+    every size: the card's outline scales with the photo)."""
+    side = max(image.shape[:2])
+    return [(CARD * side / 800, "two red" if side == 800 else "one red")]
+
+
+def test_the_scale_check_tells_a_card_read_otherwise_at_one_size(truths):
+    (asked,) = run_scale_agreement(
+        [truths[0]], lambda image: [q for q, _ in _read_otherwise_at_800(image)],
+        reader=_read_otherwise_at_800,
+    )  # fmt: skip
+    assert asked.same and asked.counts == [1, 1, 1]  # the same card found at every size
+    assert asked.same_read is False
+    (unasked,) = run_scale_agreement([truths[0]], _card_but_at_800)
+    assert unasked.same_read is None
 
 
 # --- the dealer's safety check: a card partly hidden ----------------------------------------
@@ -531,6 +563,11 @@ def test_eval_find_scales_read_says_where_the_reader_decided(capsys):
     else:
         differ, same = (int(n) for n in said.groups())
         assert 0 <= same <= differ == 1
+    header = next(line for line in out.splitlines() if line.startswith("| source"))
+    assert header.endswith("each read the same at 800, 1200, 1600 |")
+    total = next(line for line in out.splitlines() if line.startswith("| **all** |"))
+    read_alike, same = float(total.strip("|").split("|")[-1]), float(total.split("|")[3])
+    assert 0.0 <= read_alike <= same <= 1.0  # read alike only where found alike
 
 
 def test_a_finder_that_depends_on_exact_pixels_is_caught_when_the_photo_is_re_saved(

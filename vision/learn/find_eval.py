@@ -38,6 +38,8 @@ DEGENERATE_WIDTH, DEGENERATE_SHARE = 4.0, 0.1
 SESSION_GAP_MIN = 20
 
 Finder = Callable[[np.ndarray], list[np.ndarray]]
+#: A reader for the scale check: each card of a photo as its outline and what it was read as.
+Reader = Callable[[np.ndarray], list[tuple[np.ndarray, str]]]
 
 
 @dataclass
@@ -380,14 +382,28 @@ NEAR_FACTORS = (0.95, 1.05)
 TURNS = (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180)
 
 
+def _matched(a: list[np.ndarray], b: list[np.ndarray]) -> list[tuple[int, int]] | None:
+    """The outlines of ``a`` and ``b`` (one photo's pixels) paired card for card, or None
+    unless every outline of each has its pair."""
+    if len(a) != len(b):
+        return None
+    if not a:
+        return []
+    iou = np.array([[convex_iou(p, q) for q in b] for p in a])
+    pairs = _pairs(-iou, iou >= SAME_CARD_IOU)
+    return pairs if len(pairs) == len(a) else None
+
+
 def same_cards(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
     """Whether two sets of outlines (one photo's pixels) hold the same cards."""
-    if len(a) != len(b):
-        return False
-    if not a:
-        return True
-    iou = np.array([[convex_iou(p, q) for q in b] for p in a])
-    return len(_pairs(-iou, iou >= SAME_CARD_IOU)) == len(a)
+    return _matched(a, b) is not None
+
+
+def same_readings(a: list[tuple[np.ndarray, str]], b: list[tuple[np.ndarray, str]]) -> bool:
+    """Whether two readings of a photo (each card's outline and what it was read as) hold the
+    same cards, each read as the same card."""
+    pairs = _matched([q for q, _ in a], [q for q, _ in b])
+    return pairs is not None and all(a[i][1] == b[j][1] for i, j in pairs)
 
 
 def scale_agreement(
@@ -403,10 +419,29 @@ def scale_agreement(
 def read_at_side(image: np.ndarray, finder: Finder, side: int) -> list[np.ndarray]:
     """The cards ``finder`` gives for the photo resized to long side ``side``, in the photo's
     own pixels."""
+    return [q for q, _ in readings_at_side(image, lambda i: [(q, "") for q in finder(i)], side)]
+
+
+def readings_at_side(image: np.ndarray, reader: Reader, side: int) -> list[tuple[np.ndarray, str]]:
+    """The cards ``reader`` reads in the photo resized to long side ``side``: each one's
+    outline, in the photo's own pixels, and what it was read as."""
     from setvision.vision.image import rescale
 
     factor = side / max(image.shape[:2])
-    return [np.asarray(q, np.float64) / factor for q in finder(rescale(image, factor))]
+    cards = reader(rescale(image, factor))
+    return [(np.asarray(q, np.float64) / factor, card) for q, card in cards]
+
+
+def readings_agreement(
+    image: np.ndarray, reader: Reader, sides: tuple[int, ...] = SCALE_SIDES
+) -> tuple[bool, bool, list[int]]:
+    """Whether the photo read at each long side gives the same cards (in its own pixels),
+    whether each is read as the same card too, and how many cards each size gave."""
+    sized = [readings_at_side(image, reader, side) for side in sides]
+    outlines = [[q for q, _ in cards] for cards in sized]
+    agree = all(same_cards(outlines[0], other) for other in outlines[1:])
+    read_alike = all(same_readings(sized[0], other) for other in sized[1:])
+    return agree, read_alike, [len(cards) for cards in sized]
 
 
 def resaved(image: np.ndarray, quality: int = RESAVE_QUALITY) -> np.ndarray:
@@ -478,21 +513,27 @@ class ScaleCheck:
     #: whether the learned finder's outlines, which a reader's cards come from, are the same at
     #: the sizes too (None: not asked): where they are and the cards are not, the reader decided
     same_outlines: bool | None = None
+    #: whether the cards at the sizes are each read as the same card too (None: not asked)
+    same_read: bool | None = None
 
 
-def _scale_job(args: tuple[FindTruth, Finder | None, bool]) -> ScaleCheck:
+def _scale_job(args: tuple[FindTruth, Finder | None, bool, Reader | None]) -> ScaleCheck:
     from setvision.vision.image import load
 
-    truth, finder, outlines_too = args
+    truth, finder, outlines_too, reader = args
     image, finder = load(truth.path).image, finder or _default_finder
-    agree, counts = scale_agreement(image, finder)
+    same_read = None
+    if reader is None:
+        agree, counts = scale_agreement(image, finder)
+    else:
+        agree, same_read, counts = readings_agreement(image, reader)
     own = _own_cards(image, finder)  # found once for both comparisons with the photo itself
     same_resaved = resave_agreement(image, finder, own)
     same_near = near_agreement(image, finder, own)
     same_turned = turn_agreement(image, finder, own)
     same_outlines = scale_agreement(image, _default_finder)[0] if outlines_too else None
     return ScaleCheck(truth.file, truth.source, agree, counts, same_resaved, same_near,
-                      same_turned, same_outlines)  # fmt: skip
+                      same_turned, same_outlines, same_read)  # fmt: skip
 
 
 def run_scale_agreement(
@@ -501,11 +542,14 @@ def run_scale_agreement(
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
     outlines_too: bool = False,
+    reader: Reader | None = None,
 ) -> list[ScaleCheck]:
     """Every photo read at several sizes, re-saved, resized a little and turned
     (``ScaleCheck``); with ``outlines_too`` (``finder`` reads the learned finder's outlines),
-    whether those stay the same at the sizes too."""
-    items = [(t, finder, outlines_too) for t in truths]
+    whether those stay the same at the sizes too; with a ``reader`` (the same cards as
+    ``finder``'s, each with what it was read as), the sizes' cards come from it, and whether
+    each is read the same at every size is checked too."""
+    items = [(t, finder, outlines_too, reader) for t in truths]
     return _map_photos(_scale_job, items, jobs, progress, lambda r: r.file)
 
 

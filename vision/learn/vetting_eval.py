@@ -105,7 +105,13 @@ def _reader():
 def counted_cards(image: np.ndarray) -> list[np.ndarray]:
     """The outlines of the cards ``CardReader.read`` counts in ``image`` (a finder for the
     finding measures: what a user is shown as cards)."""
-    return [c.corners_xy for c in _reader().read(image).cards]
+    return [corners for corners, _ in counted_readings(image)]
+
+
+def counted_readings(image: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    """The cards ``CardReader.read`` counts in ``image``, each as its outline and what it was
+    read as (a reader for the scale check: what a user is shown)."""
+    return [(c.corners_xy, str(c.card)) for c in _reader().read(image).cards]
 
 
 #: How many times the live analyser is shown a photo as a still camera frame before its cards
