@@ -220,6 +220,8 @@ class ScaleRow:
     same_turned: float
     #: the share whose cards are each read as the same card at every size too (nan: not asked)
     same_read: float = float("nan")
+    #: ... and re-saved, resized a little and turned as well (nan: not asked)
+    read_every_way: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -253,7 +255,8 @@ def scale_agreement(
         return float(np.mean(asked)) if asked else np.nan
 
     def row(source: str, rows: list) -> ScaleRow:
-        names = ("same", "same_resaved", "same_near", "same_turned", "same_read")
+        names = ("same", "same_resaved", "same_near", "same_turned", "same_read",
+                 "read_every_way")  # fmt: skip
         return ScaleRow(source, len(rows), *(share(rows, name) for name in names))
 
     by_source: dict[str, list] = {}
@@ -263,7 +266,8 @@ def scale_agreement(
     differing = tuple(
         c
         for c in checks
-        if not (c.same and c.same_resaved and c.same_near and c.same_turned) or c.same_read is False
+        if not (c.same and c.same_resaved and c.same_near and c.same_turned)
+        or c.read_every_way is False
     )
     decided = decided_by_the_reader(checks) if reads else None
     return ScaleAgreement(sources, row("all", checks), differing, decided)

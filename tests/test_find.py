@@ -244,9 +244,27 @@ def test_the_scale_check_tells_a_card_read_otherwise_at_one_size(truths):
         reader=_read_otherwise_at_800,
     )  # fmt: skip
     assert asked.same and asked.counts == [1, 1, 1]  # the same card found at every size
-    assert asked.same_read is False
+    assert asked.same_read is False and asked.read_every_way is False
     (unasked,) = run_scale_agreement([truths[0]], _card_but_at_800)
-    assert unasked.same_read is None
+    assert unasked.same_read is None and unasked.read_every_way is None
+
+
+def _read_otherwise_turned(image: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    """A reader whose one card (the photo's middle) is read as another when the photo stands
+    the other way round (its height over its width flipped)."""
+    height, width = image.shape[:2]
+    middle = np.float64([[0.4, 0.4], [0.6, 0.4], [0.6, 0.6], [0.4, 0.6]]) * [width, height]
+    return [(middle, "one red" if width >= height else "two red")]
+
+
+def test_the_scale_check_tells_a_card_read_otherwise_turned(truths):
+    (asked,) = run_scale_agreement(
+        [truths[0]], lambda image: [q for q, _ in _read_otherwise_turned(image)],
+        reader=_read_otherwise_turned,
+    )  # fmt: skip
+    assert asked.same and asked.same_turned  # the same card found every way
+    assert asked.same_read is True  # ... read alike at every size
+    assert asked.read_every_way is False  # ... but not turned a quarter round
 
 
 # --- the dealer's safety check: a card partly hidden ----------------------------------------
@@ -564,10 +582,13 @@ def test_eval_find_scales_read_says_where_the_reader_decided(capsys):
         differ, same = (int(n) for n in said.groups())
         assert 0 <= same <= differ == 1
     header = next(line for line in out.splitlines() if line.startswith("| source"))
-    assert header.endswith("each read the same at 800, 1200, 1600 |")
+    assert header.endswith(
+        "| each read the same at 800, 1200, 1600 | each read the same every way |"
+    )
     total = next(line for line in out.splitlines() if line.startswith("| **all** |"))
-    read_alike, same = float(total.strip("|").split("|")[-1]), float(total.split("|")[3])
-    assert 0.0 <= read_alike <= same <= 1.0  # read alike only where found alike
+    read_alike, every_way = (float(c) for c in total.strip("|").split("|")[-2:])
+    same = float(total.split("|")[3])
+    assert 0.0 <= every_way <= read_alike <= same <= 1.0  # read alike only where found alike
 
 
 def test_a_finder_that_depends_on_exact_pixels_is_caught_when_the_photo_is_re_saved(

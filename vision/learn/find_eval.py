@@ -438,10 +438,24 @@ def readings_agreement(
     """Whether the photo read at each long side gives the same cards (in its own pixels),
     whether each is read as the same card too, and how many cards each size gave."""
     sized = [readings_at_side(image, reader, side) for side in sides]
-    outlines = [[q for q, _ in cards] for cards in sized]
-    agree = all(same_cards(outlines[0], other) for other in outlines[1:])
-    read_alike = all(same_readings(sized[0], other) for other in sized[1:])
-    return agree, read_alike, [len(cards) for cards in sized]
+    return (*_agree(sized[0], sized[1:]), [len(cards) for cards in sized])
+
+
+def _agree(
+    own: list[tuple[np.ndarray, str]], others: list[list[tuple[np.ndarray, str]]]
+) -> tuple[bool, bool]:
+    """Whether each of the ``others`` readings of a photo holds the same cards as ``own``, and
+    whether each card is read as the same card too."""
+    outlines = [q for q, _ in own]
+    return (
+        all(same_cards(outlines, [q for q, _ in other]) for other in others),
+        all(same_readings(own, other) for other in others),
+    )
+
+
+def _labelled(finder: Finder) -> Reader:
+    """A finder as a reader that reads every card alike: compared, only its outlines count."""
+    return lambda image: [(q, "") for q in finder(image)]
 
 
 def resaved(image: np.ndarray, quality: int = RESAVE_QUALITY) -> np.ndarray:
@@ -456,22 +470,47 @@ def _own_cards(image: np.ndarray, finder: Finder) -> list[np.ndarray]:
     return [np.asarray(q, np.float64) for q in finder(image)]
 
 
+def _own_readings(image: np.ndarray, reader: Reader) -> list[tuple[np.ndarray, str]]:
+    return [(np.asarray(q, np.float64), card) for q, card in reader(image)]
+
+
+def resaved_readings(image: np.ndarray, reader: Reader) -> list[list[tuple[np.ndarray, str]]]:
+    """The photo's cards re-saved (``resaved``): one reading."""
+    return [_own_readings(resaved(image), reader)]
+
+
+def near_readings(image: np.ndarray, reader: Reader) -> list[list[tuple[np.ndarray, str]]]:
+    """The photo's cards resized by a few percent (``NEAR_FACTORS``), in its own pixels."""
+    side = max(image.shape[:2])
+    return [readings_at_side(image, reader, round(side * factor)) for factor in NEAR_FACTORS]
+
+
+def turned_readings(image: np.ndarray, reader: Reader) -> list[list[tuple[np.ndarray, str]]]:
+    """The photo's cards turned (``TURNS``), in its own pixels."""
+    size = (image.shape[1], image.shape[0])
+    return [[(turned_back(q, turn, size), card) for q, card in reader(cv2.rotate(image, turn))]
+            for turn in TURNS]  # fmt: skip
+
+
+def _with_own(image: np.ndarray, finder: Finder, own: list[np.ndarray] | None, others) -> bool:
+    """Whether the ``others`` readings (a function of the photo and a reader) of the photo hold
+    the cards ``finder`` gives for it as it is (``own``, if already found)."""
+    own = _own_cards(image, finder) if own is None else own
+    return _agree([(q, "") for q in own], others(image, _labelled(finder)))[0]
+
+
 def resave_agreement(
     image: np.ndarray, finder: Finder, own: list[np.ndarray] | None = None
 ) -> bool:
     """Whether the photo re-saved (``resaved``) gives the same cards as the photo itself
     (``own``: its cards, if already found)."""
-    own = _own_cards(image, finder) if own is None else own
-    return same_cards(own, _own_cards(resaved(image), finder))
+    return _with_own(image, finder, own, resaved_readings)
 
 
 def near_agreement(image: np.ndarray, finder: Finder, own: list[np.ndarray] | None = None) -> bool:
     """Whether the photo gives the same cards at its own size and resized by a few percent
     (``NEAR_FACTORS``; ``own``: its cards at its own size, if already found)."""
-    own = _own_cards(image, finder) if own is None else own
-    side = max(image.shape[:2])
-    return all(same_cards(own, read_at_side(image, finder, round(side * factor)))
-               for factor in NEAR_FACTORS)  # fmt: skip
+    return _with_own(image, finder, own, near_readings)
 
 
 def turned_back(points: np.ndarray, turn: int, size: tuple[int, int]) -> np.ndarray:
@@ -490,12 +529,7 @@ def turned_back(points: np.ndarray, turn: int, size: tuple[int, int]) -> np.ndar
 def turn_agreement(image: np.ndarray, finder: Finder, own: list[np.ndarray] | None = None) -> bool:
     """Whether the photo gives the same cards as it is and turned (``TURNS``; ``own``: its
     cards as it is, if already found)."""
-    own = _own_cards(image, finder) if own is None else own
-    size = (image.shape[1], image.shape[0])
-    return all(
-        same_cards(own, [turned_back(q, turn, size) for q in finder(cv2.rotate(image, turn))])
-        for turn in TURNS
-    )
+    return _with_own(image, finder, own, turned_readings)
 
 
 @dataclass(frozen=True)
@@ -515,25 +549,27 @@ class ScaleCheck:
     same_outlines: bool | None = None
     #: whether the cards at the sizes are each read as the same card too (None: not asked)
     same_read: bool | None = None
+    #: ... and re-saved, resized by a few percent and turned as well (None: not asked)
+    read_every_way: bool | None = None
 
 
 def _scale_job(args: tuple[FindTruth, Finder | None, bool, Reader | None]) -> ScaleCheck:
     from setvision.vision.image import load
 
-    truth, finder, outlines_too, reader = args
-    image, finder = load(truth.path).image, finder or _default_finder
-    same_read = None
-    if reader is None:
-        agree, counts = scale_agreement(image, finder)
-    else:
-        agree, same_read, counts = readings_agreement(image, reader)
-    own = _own_cards(image, finder)  # found once for both comparisons with the photo itself
-    same_resaved = resave_agreement(image, finder, own)
-    same_near = near_agreement(image, finder, own)
-    same_turned = turn_agreement(image, finder, own)
+    truth, finder, outlines_too, given = args
+    image = load(truth.path).image
+    reader = given or _labelled(finder or _default_finder)
+    agree, read_sizes, counts = readings_agreement(image, reader)
+    own = _own_readings(image, reader)  # read once for the comparisons with the photo itself
+    same_resaved, read_resaved = _agree(own, resaved_readings(image, reader))
+    same_near, read_near = _agree(own, near_readings(image, reader))
+    same_turned, read_turned = _agree(own, turned_readings(image, reader))
     same_outlines = scale_agreement(image, _default_finder)[0] if outlines_too else None
+    read = given is not None  # else every card reads alike: only outlines were compared
+    every_way = read_sizes and read_resaved and read_near and read_turned
     return ScaleCheck(truth.file, truth.source, agree, counts, same_resaved, same_near,
-                      same_turned, same_outlines, same_read)  # fmt: skip
+                      same_turned, same_outlines, read_sizes if read else None,
+                      every_way if read else None)  # fmt: skip
 
 
 def run_scale_agreement(
