@@ -394,16 +394,21 @@ def _matched(a: list[np.ndarray], b: list[np.ndarray]) -> list[tuple[int, int]] 
     return pairs if len(pairs) == len(a) else None
 
 
-def same_cards(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
-    """Whether two sets of outlines (one photo's pixels) hold the same cards."""
-    return _matched(a, b) is not None
+def _compared(
+    a: list[tuple[np.ndarray, str]], b: list[tuple[np.ndarray, str]]
+) -> tuple[bool, bool]:
+    """Whether two readings of a photo (each card's outline and what it was read as) hold the
+    same cards, and whether each is read as the same card too."""
+    pairs = _matched([q for q, _ in a], [q for q, _ in b])
+    if pairs is None:
+        return False, False
+    return True, all(a[i][1] == b[j][1] for i, j in pairs)
 
 
 def same_readings(a: list[tuple[np.ndarray, str]], b: list[tuple[np.ndarray, str]]) -> bool:
     """Whether two readings of a photo (each card's outline and what it was read as) hold the
     same cards, each read as the same card."""
-    pairs = _matched([q for q, _ in a], [q for q, _ in b])
-    return pairs is not None and all(a[i][1] == b[j][1] for i, j in pairs)
+    return _compared(a, b)[1]
 
 
 def scale_agreement(
@@ -411,15 +416,8 @@ def scale_agreement(
 ) -> tuple[bool, list[int]]:
     """Whether the photo read at each long side gives the same cards (in its own pixels), and
     how many cards each size gave."""
-    readings = [read_at_side(image, finder, side) for side in sides]
-    agree = all(same_cards(readings[0], other) for other in readings[1:])
-    return agree, [len(r) for r in readings]
-
-
-def read_at_side(image: np.ndarray, finder: Finder, side: int) -> list[np.ndarray]:
-    """The cards ``finder`` gives for the photo resized to long side ``side``, in the photo's
-    own pixels."""
-    return [q for q, _ in readings_at_side(image, lambda i: [(q, "") for q in finder(i)], side)]
+    agree, _, counts = readings_agreement(image, _labelled(finder), sides)
+    return agree, counts
 
 
 def readings_at_side(image: np.ndarray, reader: Reader, side: int) -> list[tuple[np.ndarray, str]]:
@@ -446,11 +444,8 @@ def _agree(
 ) -> tuple[bool, bool]:
     """Whether each of the ``others`` readings of a photo holds the same cards as ``own``, and
     whether each card is read as the same card too."""
-    outlines = [q for q, _ in own]
-    return (
-        all(same_cards(outlines, [q for q, _ in other]) for other in others),
-        all(same_readings(own, other) for other in others),
-    )
+    compared = [_compared(own, other) for other in others]
+    return all(found for found, _ in compared), all(read for _, read in compared)
 
 
 def _labelled(finder: Finder) -> Reader:
@@ -464,10 +459,6 @@ def resaved(image: np.ndarray, quality: int = RESAVE_QUALITY) -> np.ndarray:
     if not ok:
         raise ValueError("OpenCV could not encode the photo as JPEG")
     return cv2.imdecode(encoded, cv2.IMREAD_COLOR)
-
-
-def _own_cards(image: np.ndarray, finder: Finder) -> list[np.ndarray]:
-    return [np.asarray(q, np.float64) for q in finder(image)]
 
 
 def _own_readings(image: np.ndarray, reader: Reader) -> list[tuple[np.ndarray, str]]:
@@ -495,8 +486,9 @@ def turned_readings(image: np.ndarray, reader: Reader) -> list[list[tuple[np.nda
 def _with_own(image: np.ndarray, finder: Finder, own: list[np.ndarray] | None, others) -> bool:
     """Whether the ``others`` readings (a function of the photo and a reader) of the photo hold
     the cards ``finder`` gives for it as it is (``own``, if already found)."""
-    own = _own_cards(image, finder) if own is None else own
-    return _agree([(q, "") for q in own], others(image, _labelled(finder)))[0]
+    reader = _labelled(finder)
+    own_read = _own_readings(image, reader) if own is None else [(q, "") for q in own]
+    return _agree(own_read, others(image, reader))[0]
 
 
 def resave_agreement(
