@@ -160,6 +160,15 @@ def _relaid(outline: Outline, corners: np.ndarray, image: np.ndarray) -> Outline
     return replace(_moved(outline, ordered, image), long_side=long_side_index(ordered))
 
 
+def worth_reading_again(
+    outline: Outline, found_probability: float, confidence: float, margin: float
+) -> bool:
+    """Whether an outline found and read so (``set_aside``'s terms) is read again on its
+    variants (``CardReader.read_unsure_again``): it would be set aside, and is not cut by the
+    image's border (a cut card's number is told from its margins, which a variant moves)."""
+    return not outline.touches_border and set_aside(found_probability, confidence, margin)
+
+
 def _laid_out(
     image: np.ndarray, corners: np.ndarray, long_side: int
 ) -> tuple[np.ndarray, CardFeatures, np.ndarray]:
@@ -671,9 +680,9 @@ class CardReader:
             return measured  # none would be set aside, however unsurely it read
         again = list(measured)
         for k, (card, reading) in enumerate(zip(measured, self.classify(measured))):
-            if card.outline.touches_border:
-                continue
-            if set_aside(card.found_probability, reading.confidence, card.margin):
+            if worth_reading_again(
+                card.outline, card.found_probability, reading.confidence, card.margin
+            ):
                 variant = self.surest_variant(image, card.outline, reading.confidence)
                 if variant is not None:
                     again[k] = replace(variant, found_probability=card.found_probability)

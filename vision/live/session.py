@@ -47,7 +47,7 @@ from setvision.vision.live.motion import (
 )
 from setvision.vision.live.source import Frame
 from setvision.vision.live.tracking import LiveLayout, Track, Tracker
-from setvision.vision.pipeline import CardReader, MeasuredCard
+from setvision.vision.pipeline import CardReader, MeasuredCard, worth_reading_again
 from setvision.vision.read.rescue import best_reading, rescued, still_possible
 from setvision.vision.read.settle import settle
 from setvision.vision.read.vetting import set_aside
@@ -419,10 +419,8 @@ class LiveAnalyser:
             if item.net_place:
                 measured, reading = self._surest_place(work, item.outline, measured, reading,
                                                        context)  # fmt: skip
-            elif (
-                item.reason == "new"
-                and not item.outline.touches_border
-                and set_aside(item.found_probability, reading.confidence, measured.margin)
+            elif item.reason == "new" and worth_reading_again(
+                item.outline, item.found_probability, reading.confidence, measured.margin
             ):  # read again on its variants, as ``CardReader.read_unsure_again`` does
                 variant = self.reader.surest_variant(work.image, item.outline, reading.confidence)
                 if variant is not None:
