@@ -244,10 +244,10 @@ def scale_agreement(
     """Each photo read at long sides 800, 1200 and 1600, saved again as a JPEG, resized by a
     few percent, and turned a quarter and half round: does it give the same cards?"""
     from setvision.vision.learn.find_eval import decided_by_the_reader, run_scale_agreement
-    from setvision.vision.learn.vetting_eval import counted_readings
+    from setvision.vision.learn.vetting_eval import counted_readings, followed_readings
 
     reads = finder in ("read", "live")  # cards read from the learned finder's outlines
-    reader = counted_readings if finder == "read" else None
+    reader = {"read": counted_readings, "live": followed_readings}.get(finder)
     checks = run_scale_agreement(truths, _finder(finder), jobs, on_done, reads, reader)
 
     def share(rows: list, name: str) -> float:

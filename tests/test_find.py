@@ -591,6 +591,19 @@ def test_eval_find_scales_read_says_where_the_reader_decided(capsys):
     assert 0.0 <= every_way <= read_alike <= same <= 1.0  # read alike only where found alike
 
 
+def test_eval_find_scales_live_reads_each_card_too(capsys):
+    """What live analysis shows is checked card by card too, as a photo's reading is."""
+    assert main(["eval", "--find", "--scales", "--finder", "live", "--source", "olicht"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("| source"))
+    assert header.endswith(
+        "| each read the same at 800, 1200, 1600 | each read the same every way |"
+    )
+    total = next(line for line in out.splitlines() if line.startswith("| **all** |"))
+    read_alike, every_way = (float(c) for c in total.strip("|").split("|")[-2:])
+    assert 0.0 <= every_way <= read_alike <= float(total.split("|")[3]) <= 1.0
+
+
 def test_a_finder_that_depends_on_exact_pixels_is_caught_when_the_photo_is_re_saved(
     photo, data_dir
 ):

@@ -122,16 +122,22 @@ STILL_FRAMES = 12
 STILL_FPS = 30.0
 
 
-def followed_cards(image: np.ndarray) -> list[np.ndarray]:
-    """The outlines of the cards ``setvision live`` shows after seeing ``image`` as a still
-    camera frame ``STILL_FRAMES`` times (a finder for the finding measures: live against a
-    photo's reading, ``counted_cards``)."""
+def followed_readings(image: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    """The cards ``setvision live`` shows after seeing ``image`` as a still camera frame
+    ``STILL_FRAMES`` times, each as its outline and what it was read as (a reader for the
+    scale check, as ``counted_readings`` is for a photo's reading)."""
     from setvision.vision.live.session import LiveAnalyser
     from setvision.vision.live.source import Frame
 
     analyser = LiveAnalyser(_reader())
     frames = [analyser.analyse(Frame(k, k / STILL_FPS, image)) for k in range(STILL_FRAMES)]
-    return [c.corners_xy for c in frames[-1].layout.cards]
+    return [(c.corners_xy, str(c.card)) for c in frames[-1].layout.cards]
+
+
+def followed_cards(image: np.ndarray) -> list[np.ndarray]:
+    """The outlines of the cards ``followed_readings`` gives (a finder for the finding
+    measures: live against a photo's reading, ``counted_cards``)."""
+    return [corners for corners, _ in followed_readings(image)]
 
 
 def read_found(
