@@ -227,7 +227,7 @@ class ScaleRow:
 @dataclass(frozen=True)
 class ScaleAgreement:
     """Per source (name order) and overall; ``differing``: the photos whose cards change any
-    way (``find_eval.ScaleCheck``)."""
+    way, or (a reader's cards) are read as other cards any way (``find_eval.ScaleCheck``)."""
 
     sources: tuple[ScaleRow, ...]
     overall: ScaleRow

@@ -614,11 +614,14 @@ class CardReader:
         once more on it grown by ``NO_SYMBOLS_GROWTH``: an outline that follows a card's print
         more than its edge cuts through the symbols it should hold. So too where a cut card
         was completed from halves of its symbols (``TURNED_HALF``): grown, its symbols may show
-        whole, and it is read from those where they do. A card taken for one partly covered
+        whole, and it is read from those where they do; and where a symbol is cut by the
+        outline's end (``grown_past_a_cut_symbol``). A card taken for one partly covered
         whose symbols its outline does not hold whole is measured on its ``uncovered`` outline
         (``Found.uncovered``) where there is one, still as partly covered: read only where its
         symbols show whole there (or from its whole end)."""
         measured = self.measure_outline(image, outline)
+        if isinstance(measured, MeasuredCard) and measured.features.values.get("cut_at_end"):
+            measured = self.grown_past_a_cut_symbol(image, measured)
         covered = isinstance(measured, Ignored) and measured.reason == PARTLY_COVERED
         if covered and uncovered is not None:
             again = self.measure_outline(image, replace(uncovered, occluded=True))
@@ -631,6 +634,21 @@ class CardReader:
         if not isinstance(again, MeasuredCard):
             return measured
         return measured if turned and again.features.values.get(TURNED_HALF) else again
+
+    def grown_past_a_cut_symbol(self, image: np.ndarray, measured: MeasuredCard) -> MeasuredCard:
+        """A card found with a symbol cut by its outline's end, measured once more on the
+        outline grown by ``NO_SYMBOLS_GROWTH``: an outline that falls short of the card's end
+        cuts its last symbol, and the number is then in doubt. The grown outline is taken where
+        it holds more symbols and none cut. Not a card cut by the image's border or partly
+        covered (their outline ends where the card is hidden)."""
+        outline = measured.outline
+        if outline.touches_border or outline.occluded:
+            return measured
+        corners = scaled_about_centre(outline.corners_xy, 1 + NO_SYMBOLS_GROWTH)
+        again = self.measure_outline(image, _moved(outline, corners, image))
+        if not isinstance(again, MeasuredCard) or again.features.values.get("cut_at_end"):
+            return measured
+        return again if len(again.features.symbols) > len(measured.features.symbols) else measured
 
     @staticmethod
     def measure_outline(
