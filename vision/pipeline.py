@@ -83,8 +83,8 @@ TURN_SHOWN = 0.55
 #: furthest a row's next symbol stands (``NEXT_IN_ROW``).
 PAST_THE_ENDS = 1 + NEXT_IN_ROW
 
-#: An outline found on which no symbol is found is measured once more grown by this share of its
-#: size about its centre (``CardReader.measure_found``).
+#: An outline found on which no symbol is found, or whose symbol is cut by its end, is measured
+#: once more grown by this share of its size about its centre (``CardReader.measure_found``).
 NO_SYMBOLS_GROWTH = 0.1
 #: Adjusts a layout's probabilities (e.g. per-photo colour calibration); must not reorder cards.
 Adjuster = Callable[[list[CardFeatures], dict[str, np.ndarray]], dict[str, np.ndarray]]
