@@ -153,6 +153,11 @@ def _moved(outline: Outline, corners: np.ndarray, image: np.ndarray) -> Outline:
     return replace(outline, corners_xy=corners, touches_border=touches)
 
 
+def _grown(outline: Outline, image: np.ndarray) -> Outline:
+    """``outline`` grown by ``NO_SYMBOLS_GROWTH`` of its size about its centre (``_moved``)."""
+    return _moved(outline, scaled_about_centre(outline.corners_xy, 1 + NO_SYMBOLS_GROWTH), image)
+
+
 def _relaid(outline: Outline, corners: np.ndarray, image: np.ndarray) -> Outline:
     """``outline`` moved onto other ``corners`` (``_moved``), put in order and its long side
     told by their shape, as a place's outline is."""
@@ -629,8 +634,7 @@ class CardReader:
         turned = isinstance(measured, MeasuredCard) and measured.features.values.get(TURNED_HALF)
         if not turned and (not isinstance(measured, Ignored) or measured.reason != NO_SYMBOLS):
             return measured
-        corners = scaled_about_centre(outline.corners_xy, 1 + NO_SYMBOLS_GROWTH)
-        again = self.measure_outline(image, _moved(outline, corners, image))
+        again = self.measure_outline(image, _grown(outline, image))
         if not isinstance(again, MeasuredCard):
             return measured
         return measured if turned and again.features.values.get(TURNED_HALF) else again
@@ -644,8 +648,7 @@ class CardReader:
         outline = measured.outline
         if outline.touches_border or outline.occluded:
             return measured
-        corners = scaled_about_centre(outline.corners_xy, 1 + NO_SYMBOLS_GROWTH)
-        again = self.measure_outline(image, _moved(outline, corners, image))
+        again = self.measure_outline(image, _grown(outline, image))
         if not isinstance(again, MeasuredCard) or again.features.values.get("cut_at_end"):
             return measured
         return again if len(again.features.symbols) > len(measured.features.symbols) else measured
