@@ -788,16 +788,22 @@ def _eval_find(args: argparse.Namespace) -> int:
     if args.scales:
         agreement = evaluating.scale_agreement(truths, finder, args.jobs, progress.step)
         read_alike = not np.isnan(agreement.overall.same_read)  # asked of the reader only
+        answered = not np.isnan(agreement.overall.same_answer)  # where the reader answers
         print("| source | photos | same cards at long sides 800, 1200, 1600 | same re-saved "
               "| same at 0.95 and 1.05 times | same turned a quarter and half round |"
               + (" each read the same at 800, 1200, 1600 | each read the same every way |"
-                 if read_alike else ""))  # fmt: skip
-        print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if read_alike else ""))
+                 if read_alike else "")
+              + (" same answer at 800, 1200, 1600 | same answer every way |"
+                 if answered else ""))  # fmt: skip
+        print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if read_alike else "")
+              + ("---:|---:|" if answered else ""))  # fmt: skip
         for row in (*agreement.sources, replace(agreement.overall, source="**all**")):
             print(f"| {row.source} | {row.photos} | {row.same:.3f} | {row.same_resaved:.3f} "
                   f"| {row.same_near:.3f} | {row.same_turned:.3f} |"
                   + (f" {row.same_read:.3f} | {row.read_every_way:.3f} |"
-                     if read_alike else ""))  # fmt: skip
+                     if read_alike else "")
+                  + (f" {row.same_answer:.3f} | {row.answer_every_way:.3f} |"
+                     if answered else ""))  # fmt: skip
         if agreement.decided_by_reader is not None:
             differ, same = agreement.decided_by_reader
             print(
@@ -814,6 +820,9 @@ def _eval_find(args: argparse.Namespace) -> int:
                 if c.same_read is not None:
                     outlines += (f", each card read the same at every size: {c.same_read}, "
                                  f"every way: {c.read_every_way}")  # fmt: skip
+                if c.same_answer is not None:
+                    outlines += (f", the same answer at every size: {c.same_answer}, "
+                                 f"every way: {c.answer_every_way}")  # fmt: skip
                 print(f"{c.file}: cards per size {c.counts}, same cards re-saved: "
                       f"{c.same_resaved}, at 0.95 and 1.05 times: {c.same_near}, "
                       f"turned: {c.same_turned}{outlines}")  # fmt: skip

@@ -222,12 +222,18 @@ class ScaleRow:
     same_read: float = float("nan")
     #: ... and re-saved, resized a little and turned as well (nan: not asked)
     read_every_way: float = float("nan")
+    #: the share whose answer (the verdict and the sets) is the same at every size (nan: the
+    #: reader gives none)
+    same_answer: float = float("nan")
+    #: ... and re-saved, resized a little and turned as well (nan: the reader gives none)
+    answer_every_way: float = float("nan")
 
 
 @dataclass(frozen=True)
 class ScaleAgreement:
     """Per source (name order) and overall; ``differing``: the photos whose cards change any
-    way, or (a reader's cards) are read as other cards any way (``find_eval.ScaleCheck``)."""
+    way, or (a reader's cards) are read as other cards or answered otherwise any way
+    (``find_eval.ScaleCheck``)."""
 
     sources: tuple[ScaleRow, ...]
     overall: ScaleRow
@@ -256,7 +262,7 @@ def scale_agreement(
 
     def row(source: str, rows: list) -> ScaleRow:
         names = ("same", "same_resaved", "same_near", "same_turned", "same_read",
-                 "read_every_way")  # fmt: skip
+                 "read_every_way", "same_answer", "answer_every_way")  # fmt: skip
         return ScaleRow(source, len(rows), *(share(rows, name) for name in names))
 
     by_source: dict[str, list] = {}
@@ -268,6 +274,7 @@ def scale_agreement(
         for c in checks
         if not (c.same and c.same_resaved and c.same_near and c.same_turned)
         or c.read_every_way is False
+        or c.answer_every_way is False
     )
     decided = decided_by_the_reader(checks) if reads else None
     return ScaleAgreement(sources, row("all", checks), differing, decided)

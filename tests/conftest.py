@@ -153,6 +153,21 @@ def assert_put_back(mend, image: np.ndarray, card: np.ndarray, place: np.ndarray
     assert convex_iou(mended, card) > overlap
 
 
+def read_as(text: str, corners: np.ndarray, sure: float = 0.99):
+    """A ``CardReading`` of the card ``text`` at ``corners``, each attribute read at ``sure``
+    (the rest shared by the other two values)."""
+    from setvision.solver import VALUES, parse_card
+    from setvision.vision.layout import CardReading
+
+    card = parse_card(text)
+    probabilities = {}
+    for attribute, values in VALUES.items():
+        p = np.full(3, (1 - sure) / 2)
+        p[values.index(card.value(attribute))] = sure
+        probabilities[attribute] = p
+    return CardReading(corners, probabilities, card)
+
+
 def symbol_box(x: int, width: int = 30, height: int = 60) -> np.ndarray:
     """A symbol's contour: a box ``width`` wide from ``x`` along a laid-out card."""
     return np.array([[[x, 20]], [[x + width, 20]], [[x + width, 20 + height]], [[x, 20 + height]]])

@@ -12,6 +12,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from conftest import read_as
 from setvision.cli import main
 from setvision.solver import find_sets
 from setvision.vision.find import finder
@@ -21,6 +22,7 @@ from setvision.vision.find.finder import Found, find_cards
 from setvision.vision.geometry import contains_point
 from setvision.vision.image import Photo
 from setvision.vision.learn.find_eval import (
+    PhotoReading,
     centre_truths,
     decided_by_the_reader,
     outline_truths,
@@ -265,6 +267,52 @@ def test_the_scale_check_tells_a_card_read_otherwise_turned(truths):
     assert asked.same and asked.same_turned  # the same card found every way
     assert asked.same_read is True  # ... read alike at every size
     assert asked.read_every_way is False  # ... but not turned a quarter round
+
+
+def _answered_otherwise_at_800(image: np.ndarray) -> PhotoReading:
+    """A reader whose one card is read alike at every size but whose answer changes at long
+    side 800 (its card read less surely there: "uncertain" rather than "no_set")."""
+    side = max(image.shape[:2])
+    answer = "uncertain" if side == 800 else "no_set"
+    return PhotoReading([(CARD * side / 800, "one red")], answer)
+
+
+def test_the_scale_check_tells_an_answer_that_changes_over_the_same_readings(truths):
+    (asked,) = run_scale_agreement(
+        [truths[0]], lambda image: [q for q, _ in _answered_otherwise_at_800(image).cards],
+        reader=_answered_otherwise_at_800,
+    )  # fmt: skip
+    assert asked.same and asked.same_read is True  # the same card, read alike, at every size
+    assert asked.same_answer is False and asked.answer_every_way is False
+    (unanswered,) = run_scale_agreement(
+        [truths[0]], lambda image: [q for q, _ in _read_otherwise_at_800(image)],
+        reader=_read_otherwise_at_800,
+    )  # fmt: skip
+    assert unanswered.same_answer is None and unanswered.answer_every_way is None
+
+
+def test_the_answer_shown_names_each_set_by_its_cards_not_their_numbers():
+    from setvision.vision.layout import Layout
+    from setvision.vision.learn.vetting_eval import shown_answer
+
+    cards = ["1-red-solid-oval", "2-green-striped-diamond", "3-purple-open-squiggle",
+             "1-red-solid-diamond"]  # fmt: skip
+    layout = Layout((400, 300), tuple(_layout_card(text, 70 * k) for k, text in enumerate(cards)))
+    again = Layout((400, 300), tuple(_layout_card(text, 300 - 70 * k)
+                                     for k, text in enumerate(reversed(cards))))  # fmt: skip
+    answer = shown_answer(layout)
+    assert answer == "sets; 1-red-solid-oval + 2-green-striped-diamond + 3-purple-open-squiggle"
+    assert shown_answer(again) == answer  # numbered the other way round: the same answer
+    unsure = Layout((400, 300), (*layout.cards[1:], _layout_card(cards[0], 0, sure=0.5)))
+    assert shown_answer(unsure).startswith("sets; ")  # a set still found over an unsure card
+    no_set = Layout((400, 300), layout.cards[:2] + layout.cards[3:])
+    assert shown_answer(no_set) == "no_set"
+    doubted = Layout((400, 300), no_set.cards[:2] + (_layout_card(cards[3], 210, sure=0.5),))
+    assert shown_answer(doubted) == "uncertain"  # no set, but a card read unsurely
+
+
+def _layout_card(text: str, x: float, sure: float = 0.99):
+    return read_as(text, CARD + [x, 0.0], sure)
 
 
 # --- the dealer's safety check: a card partly hidden ----------------------------------------
@@ -581,27 +629,31 @@ def test_eval_find_scales_read_says_where_the_reader_decided(capsys):
     else:
         differ, same = (int(n) for n in said.groups())
         assert 0 <= same <= differ == 1
+    _check_read_and_answer_columns(out)
+
+
+def _check_read_and_answer_columns(out: str) -> None:
+    """The scale check as a reader counts: each card read the same, and the answer the same,
+    at every size and every way; every way never more often than at the sizes."""
     header = next(line for line in out.splitlines() if line.startswith("| source"))
     assert header.endswith(
-        "| each read the same at 800, 1200, 1600 | each read the same every way |"
+        "| each read the same at 800, 1200, 1600 | each read the same every way "
+        "| same answer at 800, 1200, 1600 | same answer every way |"
     )
     total = next(line for line in out.splitlines() if line.startswith("| **all** |"))
-    read_alike, every_way = (float(c) for c in total.strip("|").split("|")[-2:])
+    read_alike, every_way, answer, answer_every_way = (
+        float(c) for c in total.strip("|").split("|")[-4:]
+    )
     same = float(total.split("|")[3])
     assert 0.0 <= every_way <= read_alike <= same <= 1.0  # read alike only where found alike
+    assert 0.0 <= answer_every_way <= answer <= 1.0
 
 
 def test_eval_find_scales_live_reads_each_card_too(capsys):
     """What live analysis shows is checked card by card too, as a photo's reading is."""
     assert main(["eval", "--find", "--scales", "--finder", "live", "--source", "olicht"]) == 0
     out = capsys.readouterr().out
-    header = next(line for line in out.splitlines() if line.startswith("| source"))
-    assert header.endswith(
-        "| each read the same at 800, 1200, 1600 | each read the same every way |"
-    )
-    total = next(line for line in out.splitlines() if line.startswith("| **all** |"))
-    read_alike, every_way = (float(c) for c in total.strip("|").split("|")[-2:])
-    assert 0.0 <= every_way <= read_alike <= float(total.split("|")[3]) <= 1.0
+    _check_read_and_answer_columns(out)
 
 
 def test_a_finder_that_depends_on_exact_pixels_is_caught_when_the_photo_is_re_saved(

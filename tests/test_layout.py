@@ -7,6 +7,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pytest
+from conftest import read_as
 from setvision.solver import VALUES, Card, parse_card
 from setvision.vision.contract import layout_record
 from setvision.vision.layout import CardReading, Ignored, Layout, verdict_message
@@ -22,13 +23,7 @@ def _quad(x, y, w=60, h=90):
 
 
 def _reading(text: str, x: float, y: float, sure: float = 0.99) -> CardReading:
-    card = parse_card(text)
-    probabilities = {}
-    for attribute, values in VALUES.items():
-        p = np.full(3, (1 - sure) / 2)
-        p[values.index(card.value(attribute))] = sure
-        probabilities[attribute] = p
-    return CardReading(_quad(x, y), probabilities, card)
+    return read_as(text, _quad(x, y), sure)
 
 
 NO_SET_12 = [  # twelve cards of the 20-card cap: no set among them

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -38,8 +39,32 @@ DEGENERATE_WIDTH, DEGENERATE_SHARE = 4.0, 0.1
 SESSION_GAP_MIN = 20
 
 Finder = Callable[[np.ndarray], list[np.ndarray]]
-#: A reader for the scale check: each card of a photo as its outline and what it was read as.
-Reader = Callable[[np.ndarray], list[tuple[np.ndarray, str]]]
+
+
+@dataclass(frozen=True)
+class PhotoReading:
+    """A photo's cards as a reader gives them (each one's outline and what it was read as), and
+    the answer a user is shown for them (``vetting_eval.shown_answer``; None: not given)."""
+
+    cards: list[tuple[np.ndarray, str]]
+    answer: str | None = None
+
+    def moved(self, to_photo: Callable[[np.ndarray], np.ndarray]) -> PhotoReading:
+        """The same reading with each outline mapped by ``to_photo`` (e.g. to the photo's own
+        pixels from a resized or turned copy's)."""
+        return PhotoReading([(to_photo(q), card) for q, card in self.cards], self.answer)
+
+
+#: A reader for the scale check: each card of a photo as its outline and what it was read as,
+#: as a list or with the answer shown for them (``PhotoReading``).
+Reader = Callable[[np.ndarray], "list[tuple[np.ndarray, str]] | PhotoReading"]
+
+
+def _reading(reader: Reader, image: np.ndarray) -> PhotoReading:
+    """What ``reader`` gives for ``image``, as a ``PhotoReading`` (outlines as float64)."""
+    given = reader(image)
+    reading = given if isinstance(given, PhotoReading) else PhotoReading(list(given))
+    return reading.moved(lambda q: np.asarray(q, np.float64))
 
 
 @dataclass
@@ -394,21 +419,29 @@ def _matched(a: list[np.ndarray], b: list[np.ndarray]) -> list[tuple[int, int]] 
     return pairs if len(pairs) == len(a) else None
 
 
-def _compared(
-    a: list[tuple[np.ndarray, str]], b: list[tuple[np.ndarray, str]]
-) -> tuple[bool, bool]:
-    """Whether two readings of a photo (each card's outline and what it was read as) hold the
-    same cards, and whether each is read as the same card too."""
-    pairs = _matched([q for q, _ in a], [q for q, _ in b])
+@dataclass(frozen=True)
+class Agreement:
+    """Whether readings of one photo hold the same cards, each read as the same card, and give
+    the same answer (None: a reading without an answer was compared)."""
+
+    found: bool
+    read: bool
+    answered: bool | None = None
+
+
+def _compared(a: PhotoReading, b: PhotoReading) -> Agreement:
+    """How far two readings of a photo agree (``Agreement``)."""
+    answered = None if a.answer is None or b.answer is None else a.answer == b.answer
+    pairs = _matched([q for q, _ in a.cards], [q for q, _ in b.cards])
     if pairs is None:
-        return False, False
-    return True, all(a[i][1] == b[j][1] for i, j in pairs)
+        return Agreement(False, False, answered)
+    return Agreement(True, all(a.cards[i][1] == b.cards[j][1] for i, j in pairs), answered)
 
 
 def same_readings(a: list[tuple[np.ndarray, str]], b: list[tuple[np.ndarray, str]]) -> bool:
     """Whether two readings of a photo (each card's outline and what it was read as) hold the
     same cards, each read as the same card."""
-    return _compared(a, b)[1]
+    return _compared(PhotoReading(a), PhotoReading(b)).read
 
 
 def scale_agreement(
@@ -416,36 +449,37 @@ def scale_agreement(
 ) -> tuple[bool, list[int]]:
     """Whether the photo read at each long side gives the same cards (in its own pixels), and
     how many cards each size gave."""
-    agree, _, counts = readings_agreement(image, _labelled(finder), sides)
-    return agree, counts
+    agreement, counts = readings_agreement(image, _labelled(finder), sides)
+    return agreement.found, counts
 
 
-def readings_at_side(image: np.ndarray, reader: Reader, side: int) -> list[tuple[np.ndarray, str]]:
-    """The cards ``reader`` reads in the photo resized to long side ``side``: each one's
-    outline, in the photo's own pixels, and what it was read as."""
+def readings_at_side(image: np.ndarray, reader: Reader, side: int) -> PhotoReading:
+    """What ``reader`` reads in the photo resized to long side ``side``, each card's outline in
+    the photo's own pixels."""
     from setvision.vision.image import rescale
 
     factor = side / max(image.shape[:2])
-    cards = reader(rescale(image, factor))
-    return [(np.asarray(q, np.float64) / factor, card) for q, card in cards]
+    return _reading(reader, rescale(image, factor)).moved(lambda q: q / factor)
 
 
 def readings_agreement(
     image: np.ndarray, reader: Reader, sides: tuple[int, ...] = SCALE_SIDES
-) -> tuple[bool, bool, list[int]]:
-    """Whether the photo read at each long side gives the same cards (in its own pixels),
-    whether each is read as the same card too, and how many cards each size gave."""
+) -> tuple[Agreement, list[int]]:
+    """How far the photo's readings at each long side agree (its cards in its own pixels), and
+    how many cards each size gave."""
     sized = [readings_at_side(image, reader, side) for side in sides]
-    return (*_agree(sized[0], sized[1:]), [len(cards) for cards in sized])
+    return _agree(sized[0], sized[1:]), [len(reading.cards) for reading in sized]
 
 
-def _agree(
-    own: list[tuple[np.ndarray, str]], others: list[list[tuple[np.ndarray, str]]]
-) -> tuple[bool, bool]:
-    """Whether each of the ``others`` readings of a photo holds the same cards as ``own``, and
-    whether each card is read as the same card too."""
+def _agree(own: PhotoReading, others: list[PhotoReading]) -> Agreement:
+    """Whether each of the ``others`` readings of a photo agrees with ``own``, on each count."""
     compared = [_compared(own, other) for other in others]
-    return all(found for found, _ in compared), all(read for _, read in compared)
+    answered = [c.answered for c in compared]
+    return Agreement(
+        all(c.found for c in compared),
+        all(c.read for c in compared),
+        None if None in answered else all(answered),
+    )
 
 
 def _labelled(finder: Finder) -> Reader:
@@ -461,34 +495,32 @@ def resaved(image: np.ndarray, quality: int = RESAVE_QUALITY) -> np.ndarray:
     return cv2.imdecode(encoded, cv2.IMREAD_COLOR)
 
 
-def _own_readings(image: np.ndarray, reader: Reader) -> list[tuple[np.ndarray, str]]:
-    return [(np.asarray(q, np.float64), card) for q, card in reader(image)]
+def resaved_readings(image: np.ndarray, reader: Reader) -> list[PhotoReading]:
+    """The photo re-saved (``resaved``) and read: one reading."""
+    return [_reading(reader, resaved(image))]
 
 
-def resaved_readings(image: np.ndarray, reader: Reader) -> list[list[tuple[np.ndarray, str]]]:
-    """The photo's cards re-saved (``resaved``): one reading."""
-    return [_own_readings(resaved(image), reader)]
-
-
-def near_readings(image: np.ndarray, reader: Reader) -> list[list[tuple[np.ndarray, str]]]:
-    """The photo's cards resized by a few percent (``NEAR_FACTORS``), in its own pixels."""
+def near_readings(image: np.ndarray, reader: Reader) -> list[PhotoReading]:
+    """The photo resized by a few percent (``NEAR_FACTORS``) and read, in its own pixels."""
     side = max(image.shape[:2])
     return [readings_at_side(image, reader, round(side * factor)) for factor in NEAR_FACTORS]
 
 
-def turned_readings(image: np.ndarray, reader: Reader) -> list[list[tuple[np.ndarray, str]]]:
-    """The photo's cards turned (``TURNS``), in its own pixels."""
+def turned_readings(image: np.ndarray, reader: Reader) -> list[PhotoReading]:
+    """The photo turned (``TURNS``) and read, in its own pixels."""
     size = (image.shape[1], image.shape[0])
-    return [[(turned_back(q, turn, size), card) for q, card in reader(cv2.rotate(image, turn))]
-            for turn in TURNS]  # fmt: skip
+    return [
+        _reading(reader, cv2.rotate(image, turn)).moved(partial(turned_back, turn=turn, size=size))
+        for turn in TURNS
+    ]
 
 
 def _with_own(image: np.ndarray, finder: Finder, own: list[np.ndarray] | None, others) -> bool:
     """Whether the ``others`` readings (a function of the photo and a reader) of the photo hold
     the cards ``finder`` gives for it as it is (``own``, if already found)."""
     reader = _labelled(finder)
-    own_read = _own_readings(image, reader) if own is None else [(q, "") for q in own]
-    return _agree(own_read, others(image, reader))[0]
+    own_read = _reading(reader, image) if own is None else PhotoReading([(q, "") for q in own])
+    return _agree(own_read, others(image, reader)).found
 
 
 def resave_agreement(
@@ -543,6 +575,11 @@ class ScaleCheck:
     same_read: bool | None = None
     #: ... and re-saved, resized by a few percent and turned as well (None: not asked)
     read_every_way: bool | None = None
+    #: whether the answer a user is shown (the verdict and the sets, ``PhotoReading.answer``)
+    #: is the same at the sizes (None: the reader gives none)
+    same_answer: bool | None = None
+    #: ... and re-saved, resized by a few percent and turned as well (None: the reader gives none)
+    answer_every_way: bool | None = None
 
 
 def _scale_job(args: tuple[FindTruth, Finder | None, bool, Reader | None]) -> ScaleCheck:
@@ -551,17 +588,20 @@ def _scale_job(args: tuple[FindTruth, Finder | None, bool, Reader | None]) -> Sc
     truth, finder, outlines_too, given = args
     image = load(truth.path).image
     reader = given or _labelled(finder or _default_finder)
-    agree, read_sizes, counts = readings_agreement(image, reader)
-    own = _own_readings(image, reader)  # read once for the comparisons with the photo itself
-    same_resaved, read_resaved = _agree(own, resaved_readings(image, reader))
-    same_near, read_near = _agree(own, near_readings(image, reader))
-    same_turned, read_turned = _agree(own, turned_readings(image, reader))
+    sizes, counts = readings_agreement(image, reader)
+    own = _reading(reader, image)  # read once for the comparisons with the photo itself
+    ways = [_agree(own, others(image, reader))
+            for others in (resaved_readings, near_readings, turned_readings)]  # fmt: skip
+    resaved_, near, turned = ways
     same_outlines = scale_agreement(image, _default_finder)[0] if outlines_too else None
     read = given is not None  # else every card reads alike: only outlines were compared
-    every_way = read_sizes and read_resaved and read_near and read_turned
-    return ScaleCheck(truth.file, truth.source, agree, counts, same_resaved, same_near,
-                      same_turned, same_outlines, read_sizes if read else None,
-                      every_way if read else None)  # fmt: skip
+    every_way = sizes.read and all(way.read for way in ways)
+    answers = [sizes.answered, *(way.answered for way in ways)]
+    answer_every_way = None if None in answers else all(answers)
+    return ScaleCheck(truth.file, truth.source, sizes.found, counts, resaved_.found, near.found,
+                      turned.found, same_outlines, sizes.read if read else None,
+                      every_way if read else None, sizes.answered,
+                      answer_every_way)  # fmt: skip
 
 
 def run_scale_agreement(

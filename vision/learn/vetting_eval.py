@@ -15,7 +15,13 @@ import numpy as np
 from setvision.vision.find.finder import place_outline, unexplained_cards
 from setvision.vision.find.fit import snap_sides
 from setvision.vision.layout import Layout
-from setvision.vision.learn.find_eval import FindResult, FindTruth, _map_photos, score_found
+from setvision.vision.learn.find_eval import (
+    FindResult,
+    FindTruth,
+    PhotoReading,
+    _map_photos,
+    score_found,
+)
 from setvision.vision.learn.find_training import HeldOutOutlines
 from setvision.vision.read.rescue import (
     RESCUE_CONFIDENCE,
@@ -105,13 +111,26 @@ def _reader():
 def counted_cards(image: np.ndarray) -> list[np.ndarray]:
     """The outlines of the cards ``CardReader.read`` counts in ``image`` (a finder for the
     finding measures: what a user is shown as cards)."""
-    return [corners for corners, _ in counted_readings(image)]
+    return [corners for corners, _ in counted_readings(image).cards]
 
 
-def counted_readings(image: np.ndarray) -> list[tuple[np.ndarray, str]]:
+def shown_answer(layout: Layout) -> str:
+    """The answer a user is shown for ``layout``: its verdict, and each set as the three cards
+    it holds (not their numbers, which depend on where each card lies)."""
+    sets = sorted(" + ".join(sorted(str(layout.cards[k - 1].card) for k in found))
+                  for found in layout.sets)  # fmt: skip
+    return "; ".join([layout.verdict, *sets])
+
+
+def _read_as_shown(layout: Layout) -> PhotoReading:
+    return PhotoReading([(c.corners_xy, str(c.card)) for c in layout.cards], shown_answer(layout))
+
+
+def counted_readings(image: np.ndarray) -> PhotoReading:
     """The cards ``CardReader.read`` counts in ``image``, each as its outline and what it was
-    read as (a reader for the scale check: what a user is shown)."""
-    return [(c.corners_xy, str(c.card)) for c in _reader().read(image).cards]
+    read as, and the answer shown for them (a reader for the scale check: what a user is
+    shown)."""
+    return _read_as_shown(_reader().read(image))
 
 
 #: How many times the live analyser is shown a photo as a still camera frame before its cards
@@ -122,7 +141,7 @@ STILL_FRAMES = 12
 STILL_FPS = 30.0
 
 
-def followed_readings(image: np.ndarray) -> list[tuple[np.ndarray, str]]:
+def followed_readings(image: np.ndarray) -> PhotoReading:
     """The cards ``setvision live`` shows after seeing ``image`` as a still camera frame
     ``STILL_FRAMES`` times, each as its outline and what it was read as (a reader for the
     scale check, as ``counted_readings`` is for a photo's reading)."""
@@ -131,13 +150,13 @@ def followed_readings(image: np.ndarray) -> list[tuple[np.ndarray, str]]:
 
     analyser = LiveAnalyser(_reader())
     frames = [analyser.analyse(Frame(k, k / STILL_FPS, image)) for k in range(STILL_FRAMES)]
-    return [(c.corners_xy, str(c.card)) for c in frames[-1].layout.cards]
+    return _read_as_shown(frames[-1].layout)
 
 
 def followed_cards(image: np.ndarray) -> list[np.ndarray]:
     """The outlines of the cards ``followed_readings`` gives (a finder for the finding
     measures: live against a photo's reading, ``counted_cards``)."""
-    return [corners for corners, _ in followed_readings(image)]
+    return [corners for corners, _ in followed_readings(image).cards]
 
 
 def read_found(
